@@ -1,0 +1,20 @@
+/** What the delivery loop needs from the Seller API, per server, budget already applied. */
+export type Route = 'pull' | 'done' | 'fail';
+
+export type PullResult =
+  /** A claimed command. `id` keeps the exact int64 digits; `command` is whatever the API sent. */
+  | { readonly kind: 'claimed'; readonly id: string; readonly command: unknown }
+  /** 204, empty body, null, {} or no id: nothing to run now. */
+  | { readonly kind: 'empty'; readonly status: number }
+  /** A 200 whose body carried an id porter cannot use in a report path. */
+  | { readonly kind: 'unusable'; readonly reason: string };
+
+export type ReportResult = 'accepted' | 'already-settled';
+
+export interface ServerApi {
+  readonly serverId: string;
+  /** Waits for budget (abortable), then pulls. Throws typed errors from src/api/errors.ts. */
+  pull(onlineIdentifiers: readonly string[], signal?: AbortSignal): Promise<PullResult>;
+  done(id: string, signal?: AbortSignal): Promise<ReportResult>;
+  fail(id: string, reason: string, signal?: AbortSignal): Promise<ReportResult>;
+}

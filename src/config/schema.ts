@@ -1,0 +1,181 @@
+import { z } from 'zod';
+
+/**
+ * The configuration file's shape (DESIGN §4). Every object is strict so a typo is an error that
+ * names the key, never a silently ignored setting. Defaults live here and nowhere else.
+ */
+
+const positiveMs = (fallback: number) => z.number().int().positive().default(fallback);
+
+const secretSources = {
+  password: z.string().min(1).optional().describe('RCON password. Prefer passwordFile or PORTER_RCON_PASSWORD.'),
+  passwordFile: z.string().min(1).optional().describe('File whose content (trimmed) is the password; relative to the config file.'),
+};
+
+const port = z.number().int().min(1).max(65535);
+
+export const rconExecutorSchema = z.strictObject({
+  type: z.literal('rcon'),
+  host: z.string().min(1).default('127.0.0.1'),
+  port: port.default(25575),
+  ...secretSources,
+  timeoutMs: positiveMs(5000).describe('Deadline for one command\'s answer.'),
+  connectTimeoutMs: positiveMs(5000).describe('Deadline for TCP connect plus authentication.'),
+  flavour: z
+    .enum(['minecraft', 'source', 'id0'])
+    .optional()
+    .describe('Server dialect; defaults from the players preset (minecraft → minecraft, others → source).'),
+  maxRequestBytes: z.number().int().min(32).max(4096).default(1446).describe('Longest request packet sent; longer commands are failed unsent.'),
+});
+
+export const webrconExecutorSchema = z.strictObject({
+  type: z.literal('webrcon'),
+  host: z.string().min(1).default('127.0.0.1'),
+  port: port.default(28016),
+  ...secretSources,
+  timeoutMs: positiveMs(5000),
+  connectTimeoutMs: positiveMs(5000),
+});
+
+export const scriptExecutorSchema = z.strictObject({
+  type: z.literal('script'),
+  exec: z.array(z.string().min(1)).min(1).describe('Executable and fixed arguments; the command is appended as the last argument.'),
+  timeoutMs: positiveMs(30000),
+});
+
+export const executorSchema = z.discriminatedUnion('type', [rconExecutorSchema, webrconExecutorSchema, scriptExecutorSchema]);
+
+export const presetNames = ['minecraft', 'source', 'ark', 'palworld', 'squad', 'conan', 'factorio', 'rust', 'custom', 'none'] as const;
+
+export const playersSchema = z
+  .strictObject({
+    preset: z.enum(presetNames).optional().describe('Game preset; default minecraft for rcon, rust for webrcon, none for script without exec.'),
+    command: z.string().min(1).optional().describe('custom preset: console command that lists players.'),
+    pattern: z.string().min(1).optional().describe('custom preset: regular expression with a named group "id", applied to every line.'),
+    exec: z.array(z.string().min(1)).min(1).optional().describe('Script that prints one identifier per line (overrides preset).'),
+    refreshMs: positiveMs(2000).describe('How long a player list is reused before it is read again.'),
+  })
+  .superRefine((value, ctx) => {
+    if (value.preset === 'custom' && (!value.command || !value.pattern)) {
+      ctx.addIssue({ code: 'custom', message: 'preset "custom" needs both "command" and "pattern"' });
+    }
+    if (value.pattern) {
+      try {
+        const re = new RegExp(value.pattern);
+        if (!re.source.includes('(?<id>')) {
+          ctx.addIssue({ code: 'custom', path: ['pattern'], message: 'pattern needs a named group (?<id>...)' });
+        }
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', path: ['pattern'], message: `not a valid regular expression: ${(error as Error).message}` });
+      }
+    }
+  });
+
+const regexString = z.string().min(1).refine(
+  (s) => {
+    try {
+      new RegExp(s);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'not a valid regular expression' },
+);
+
+export const failurePatternsSchema = z.union([
+  z.array(regexString),
+  z.strictObject({ mode: z.enum(['add', 'replace']).default('add'), patterns: z.array(regexString) }),
+]).describe('Regular expressions (case-insensitive) that mark a game answer as failed. An array adds to the preset\'s.');
+
+export const commandPolicySchema = z.strictObject({
+  allow: z.array(z.string().min(1)).optional().describe('When given, only commands matching one entry run. Entry: a root command ("give") or /regex/.'),
+  deny: z.array(z.string().min(1)).optional().describe('Commands matching any entry are failed unsent. Deny wins over allow.'),
+  defaultDeny: z.boolean().default(true).describe('Also apply the preset\'s default deny list.'),
+});
+
+const uuid = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+export const serverSchema = z.strictObject({
+  id: z.string().regex(uuid, 'expected the server UUID from the store dashboard (8-4-4-4-12 hex digits)'),
+  name: z.string().min(1).optional().describe('Label for logs and metrics.'),
+  executor: executorSchema,
+  players: playersSchema.optional(),
+  failurePatterns: failurePatternsSchema.optional(),
+  commandPolicy: commandPolicySchema.optional(),
+  notSentRetryMs: positiveMs(20000).describe('How long a command that never reached the game server is retried before it is failed.'),
+});
+
+const budgetSchema = z.strictObject({
+  perWindow: z.number().int().positive().default(120),
+  windowMs: positiveMs(60000),
+  share: z.number().min(0).max(1).default(1).describe('Fraction of the per-window budget porter may spend; leave room for an official connector.'),
+});
+
+const routeTemplate = z.string().startsWith('/', 'expected a path starting with "/"');
+
+export const apiSchema = z.strictObject({
+  baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as https://seller.example.com' }),
+  token: z.string().min(1).optional(),
+  tokenFile: z.string().min(1).optional(),
+  timeoutMs: positiveMs(10000),
+  budget: budgetSchema.default({ perWindow: 120, windowMs: 60000, share: 1 }),
+  routes: z
+    .strictObject({
+      pull: routeTemplate.default('/v1/seller/servers/{serverId}/commands/pull'),
+      done: routeTemplate.default('/v1/seller/servers/{serverId}/commands/{id}/done'),
+      fail: routeTemplate.default('/v1/seller/servers/{serverId}/commands/{id}/fail'),
+    })
+    .default({
+      pull: '/v1/seller/servers/{serverId}/commands/pull',
+      done: '/v1/seller/servers/{serverId}/commands/{id}/done',
+      fail: '/v1/seller/servers/{serverId}/commands/{id}/fail',
+    }),
+});
+
+export const configSchema = z.strictObject({
+  $schema: z.string().optional(),
+  api: apiSchema,
+  servers: z.array(serverSchema).min(1, 'expected at least one server'),
+  poll: z.strictObject({ idleMs: positiveMs(1000) }).default({ idleMs: 1000 }),
+  stateDir: z.string().min(1).default('./state'),
+  log: z
+    .strictObject({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      pretty: z.boolean().optional().describe('Human-readable logs; default: on when stdout is a TTY.'),
+    })
+    .default({ level: 'info' }),
+  shutdown: z.strictObject({ drainMs: positiveMs(10000) }).default({ drainMs: 10000 }),
+  health: z
+    .strictObject({ listen: z.string().regex(/^[^:]+:\d+$|^\[[0-9a-fA-F:]+\]:\d+$/, 'expected host:port, e.g. 127.0.0.1:9464') })
+    .optional(),
+});
+
+/** The file as written. */
+export type ConfigInput = z.input<typeof configSchema>;
+/** Parsed with defaults; secrets not resolved yet. */
+export type ParsedConfig = z.output<typeof configSchema>;
+export type ServerConfig = z.output<typeof serverSchema>;
+export type ExecutorConfig = z.output<typeof executorSchema>;
+export type PlayersConfig = z.output<typeof playersSchema>;
+
+/**
+ * After loading: paths absolute, secrets resolved from file/env/credentials into plain fields.
+ * `api.token` and every rcon/webrcon `password` are guaranteed present.
+ */
+export type Config = Omit<ParsedConfig, 'api' | 'servers'> & {
+  readonly configPath: string;
+  readonly api: Omit<ParsedConfig['api'], 'token' | 'tokenFile'> & { readonly token: string };
+  readonly servers: ResolvedServer[];
+};
+
+export type ResolvedExecutor =
+  | (Omit<z.output<typeof rconExecutorSchema>, 'password' | 'passwordFile' | 'flavour'> & { password: string; flavour: 'minecraft' | 'source' | 'id0' })
+  | (Omit<z.output<typeof webrconExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
+  | z.output<typeof scriptExecutorSchema>;
+
+export type ResolvedServer = Omit<ServerConfig, 'executor' | 'players'> & {
+  readonly executor: ResolvedExecutor;
+  /** Preset resolved from the executor type when not given. */
+  readonly players: Omit<PlayersConfig, 'preset'> & { preset: (typeof presetNames)[number] };
+};
