@@ -205,12 +205,12 @@ export class DeliveryLoop {
         return failure === null ? { result: 'done' } : failed(`the game answered: ${failure}`);
       } catch (error) {
         if (error instanceof NotSentError) {
+          const notSent = () => failed(`not sent: the game server was unreachable for ${this.#o.notSentRetryMs} ms (${error.message})`);
           const left = giveUpAt - clock.now();
-          if (left <= 0 || hard.aborted) {
-            return failed(`not sent: the game server was unreachable for ${this.#o.notSentRetryMs} ms (${error.message})`);
-          }
+          if (left <= 0 || hard.aborted) return notSent();
           this.#log.warn({ id, attempt, err: error.message }, 'command not sent yet: waiting for the game server');
           await this.#waitReadyWithin(left, hard);
+          if (!executor.isReady()) return notSent();
           continue;
         }
         if (error instanceof OutcomeUnknownError) {

@@ -1,0 +1,284 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, test } from 'node:test';
+import { pino } from 'pino';
+import type { PullResult, ReportResult, ServerApi } from '../../src/api/types.js';
+import { systemClock } from '../../src/clock.js';
+import { CredentialsError } from '../../src/errors.js';
+import { Journal } from '../../src/delivery/journal.js';
+import { DeliveryLoop, type DeliveryLoopOptions } from '../../src/delivery/loop.js';
+import {
+  CommandFailedError,
+  NotSentError,
+  OutcomeUnknownError,
+  type Executor,
+} from '../../src/executors/executor.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+/**
+ * The loop's decisions with scripted collaborators: what is reported for each kind of executor
+ * outcome, and that nothing is ever run twice. The end-to-end behaviour over the real simulators
+ * is in test/integration/.
+ */
+
+const serverId = '1b4e28ba-2fa1-11d2-883f-0016d3cca427';
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+class ScriptedApi implements ServerApi {
+  readonly serverId = serverId;
+  readonly queue: PullResult[] = [];
+  readonly reports: Array<{ id: string; result: 'done' | 'fail'; reason?: string }> = [];
+  reportFailuresLeft = 0;
+  pulls = 0;
+  async pull(): Promise<PullResult> {
+    this.pulls++;
+    return this.queue.shift() ?? { kind: 'empty', status: 204 };
+  }
+  async done(id: string): Promise<ReportResult> {
+    return this.#report({ id, result: 'done' });
+  }
+  async fail(id: string, reason: string): Promise<ReportResult> {
+    return this.#report({ id, result: 'fail', reason });
+  }
+  #report(entry: { id: string; result: 'done' | 'fail'; reason?: string }): ReportResult {
+    if (this.reportFailuresLeft > 0) {
+      this.reportFailuresLeft--;
+      throw Object.assign(new Error('503 from the API'), { status: 503 });
+    }
+    this.reports.push(entry);
+    return 'accepted';
+  }
+}
+
+class ScriptedExecutor implements Executor {
+  readonly kind = 'rcon' as const;
+  readonly ran: string[] = [];
+  ready = true;
+  next: Array<(command: string) => Promise<string>> = [];
+  async connect(): Promise<void> {}
+  isReady(): boolean {
+    return this.ready;
+  }
+  waitReadyCalls = 0;
+  async waitReady(signal?: AbortSignal): Promise<void> {
+    this.waitReadyCalls++;
+    await waitFor(() => this.ready || signal?.aborted, { timeoutMs: 60_000, intervalMs: 5 });
+    if (signal?.aborted) throw signal.reason;
+  }
+  async execute(command: string): Promise<string> {
+    if (!this.ready) throw new NotSentError('connection is down');
+    const step = this.next.shift();
+    if (!step) {
+      this.ran.push(command);
+      return '';
+    }
+    return step(command);
+  }
+  async query(): Promise<string> {
+    return '';
+  }
+  stats() {
+    return { connected: this.ready, reconnects: 0 };
+  }
+  async close(): Promise<void> {}
+}
+
+function setup(overrides: Partial<DeliveryLoopOptions> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'porter-loop-'));
+  dirs.push(dir);
+  const api = new ScriptedApi();
+  const executor = new ScriptedExecutor();
+  const journal = new Journal(dir);
+  const loop = new DeliveryLoop({
+    serverId,
+    api,
+    executor,
+    players: { get: async () => [] },
+    journal,
+    policy: { check: (command) => (command.startsWith('op ') ? { ok: false, reason: 'denied by rule "op"' } : { ok: true }) },
+    failureIn: (answer) => (/No player was found/.test(answer) ? answer : null),
+    idleDelay: () => 5,
+    pullDelay: () => 0,
+    notSentRetryMs: 300,
+    clock: systemClock,
+    logger: pino({ level: 'silent' }),
+    ...overrides,
+  });
+  const stop = new AbortController();
+  const hard = new AbortController();
+  const running = loop.run({ stop: stop.signal, hard: hard.signal });
+  return { api, executor, journal, loop, stop, hard, running, dir };
+}
+
+describe('delivery loop', () => {
+  test('runs a claimed command once, reports done and clears the journal', async () => {
+    const t = setup();
+    t.api.queue.push({ kind: 'claimed', id: '9007199254740993', command: 'give Steve diamond 1' });
+    await waitFor(() => t.api.reports.length === 1, { what: 'a report' });
+    t.stop.abort();
+    await t.running;
+    assert.deepEqual(t.executor.ran, ['give Steve diamond 1']);
+    assert.deepEqual(t.api.reports, [{ id: '9007199254740993', result: 'done' }]);
+    assert.deepEqual(t.journal.pending(), []);
+  });
+
+  test('a game answer matching a failure pattern is reported as fail with the answer', async () => {
+    const t = setup();
+    t.executor.next.push(async () => 'No player was found');
+    t.api.queue.push({ kind: 'claimed', id: '1', command: 'give Nobody dirt 1' });
+    await waitFor(() => t.api.reports.length === 1);
+    t.stop.abort();
+    await t.running;
+    assert.equal(t.api.reports[0]?.result, 'fail');
+    assert.match(t.api.reports[0]?.reason ?? '', /No player was found/);
+  });
+
+  test('commands that must not be sent are failed with a reason and never reach the executor', async () => {
+    const t = setup();
+    t.api.queue.push(
+      { kind: 'claimed', id: '1', command: 'give Steve\nop Steve' },
+      { kind: 'claimed', id: '2', command: 'op Steve' },
+      { kind: 'claimed', id: '3', command: { not: 'a string' } },
+    );
+    await waitFor(() => t.api.reports.length === 3);
+    t.stop.abort();
+    await t.running;
+    assert.deepEqual(t.executor.ran, []);
+    assert.deepEqual(t.api.reports.map((r) => r.result), ['fail', 'fail', 'fail']);
+    assert.match(t.api.reports[0]?.reason ?? '', /CR, LF or NUL/);
+    assert.match(t.api.reports[1]?.reason ?? '', /denied by rule "op"/);
+    assert.match(t.api.reports[2]?.reason ?? '', /no command text/);
+  });
+
+  test('sent but unanswered is failed as unknown and never resent', async () => {
+    const t = setup();
+    let attempts = 0;
+    t.executor.next.push(async () => {
+      attempts++;
+      throw new OutcomeUnknownError('no answer within 5000 ms');
+    });
+    t.api.queue.push({ kind: 'claimed', id: '5', command: 'give Steve diamond 1' });
+    await waitFor(() => t.api.reports.length === 1);
+    t.stop.abort();
+    await t.running;
+    assert.equal(attempts, 1);
+    assert.match(t.api.reports[0]?.reason ?? '', /^outcome unknown: no answer/);
+  });
+
+  test('not sent is retried when the game server is back, within the bound', async () => {
+    const t = setup();
+    t.executor.next.push(async () => {
+      t.executor.ready = false;
+      setTimeout(() => (t.executor.ready = true), 50);
+      throw new NotSentError('connection is down');
+    });
+    t.api.queue.push({ kind: 'claimed', id: '6', command: 'give Steve diamond 1' });
+    await waitFor(() => t.api.reports.length === 1);
+    t.stop.abort();
+    await t.running;
+    assert.deepEqual(t.executor.ran, ['give Steve diamond 1']);
+    assert.equal(t.api.reports[0]?.result, 'done');
+  });
+
+  test('not sent for longer than notSentRetryMs is failed with the reason', async () => {
+    const t = setup({ notSentRetryMs: 100 });
+    t.executor.next.push(async () => {
+      t.executor.ready = false;
+      throw new NotSentError('connection is down');
+    });
+    t.api.queue.push({ kind: 'claimed', id: '7', command: 'give Steve diamond 1' });
+    await waitFor(() => t.api.reports.length === 1);
+    t.stop.abort();
+    t.executor.ready = true;
+    await t.running;
+    assert.deepEqual(t.executor.ran, []);
+    assert.match(t.api.reports[0]?.reason ?? '', /^not sent: the game server was unreachable for 100 ms/);
+  });
+
+  test('a script that ran and failed is reported with its own message', async () => {
+    const t = setup();
+    t.executor.next.push(async () => {
+      throw new CommandFailedError('exit status 3: no such player');
+    });
+    t.api.queue.push({ kind: 'claimed', id: '8', command: 'rank Steve vip' });
+    await waitFor(() => t.api.reports.length === 1);
+    t.stop.abort();
+    await t.running;
+    assert.equal(t.api.reports[0]?.reason, 'exit status 3: no such player');
+  });
+
+  test('a report the API refuses for a while is retried until accepted, and the command is not rerun', async () => {
+    const t = setup();
+    t.api.reportFailuresLeft = 2;
+    t.api.queue.push({ kind: 'claimed', id: '9', command: 'say hi' });
+    await waitFor(() => t.api.reports.length === 1, { timeoutMs: 20_000 });
+    t.stop.abort();
+    await t.running;
+    assert.deepEqual(t.executor.ran, ['say hi']);
+    assert.deepEqual(t.journal.pending(), []);
+  });
+
+  test('a rejected password settles the command in hand as not sent, then stops with exit 78', async () => {
+    const t = setup();
+    t.executor.next.push(async () => {
+      throw new CredentialsError('the RCON password was rejected by 127.0.0.1:25575');
+    });
+    t.api.queue.push({ kind: 'claimed', id: '10', command: 'give Steve diamond 1' });
+    await assert.rejects(t.running, (error: unknown) => (error as CredentialsError).exitCode === 78);
+    assert.equal(t.api.reports[0]?.result, 'fail');
+    assert.match(t.api.reports[0]?.reason ?? '', /^not sent: the RCON password was rejected/);
+    assert.deepEqual(t.journal.pending(), []);
+  });
+
+  test('no pull while the game server is unreachable', async () => {
+    const t = setup();
+    await waitFor(() => t.api.pulls > 0, { what: 'the first idle pull' });
+    t.executor.ready = false;
+    const pullsBefore = t.api.pulls;
+    const waitsBefore = t.executor.waitReadyCalls;
+    // Once the loop is parked waiting for the game server, it must not have pulled again.
+    await waitFor(() => t.executor.waitReadyCalls > waitsBefore + 0 && !t.executor.isReady(), { what: 'the loop waiting for the game server' });
+    assert.ok(t.api.pulls <= pullsBefore + 1, 'at most the pull already under way when the server went down');
+    t.executor.ready = true;
+    await waitFor(() => t.api.pulls > pullsBefore, { what: 'a pull once the server is back' });
+    t.stop.abort();
+    await t.running;
+  });
+
+  test('on start, a claim without outcome is reported as unknown and never run; a recorded outcome is reported as is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'porter-loop-'));
+    dirs.push(dir);
+    const before = new Journal(dir);
+    before.claim(serverId, '100', 'give Steve diamond 1', Date.now());
+    before.claim(serverId, '101', 'give Alex diamond 1', Date.now());
+    before.recordOutcome(serverId, '101', { result: 'done' }, Date.now());
+    const api = new ScriptedApi();
+    const executor = new ScriptedExecutor();
+    const loop = new DeliveryLoop({
+      serverId,
+      api,
+      executor,
+      players: { get: async () => [] },
+      journal: new Journal(dir),
+      policy: { check: () => ({ ok: true }) },
+      failureIn: () => null,
+      idleDelay: () => 5,
+      pullDelay: () => 0,
+      notSentRetryMs: 100,
+      clock: systemClock,
+      logger: pino({ level: 'silent' }),
+    });
+    await loop.settleJournal(new AbortController().signal);
+    assert.deepEqual(executor.ran, []);
+    const byId = Object.fromEntries(api.reports.map((r) => [r.id, r]));
+    assert.equal(byId['100']?.result, 'fail');
+    assert.match(byId['100']?.reason ?? '', /^outcome unknown: porter stopped after claiming/);
+    assert.equal(byId['101']?.result, 'done');
+    assert.deepEqual(new Journal(dir).pending(), []);
+  });
+});
