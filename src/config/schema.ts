@@ -165,6 +165,8 @@ export type PlayersConfig = z.output<typeof playersSchema>;
  */
 export type Config = Omit<ParsedConfig, 'api' | 'servers'> & {
   readonly configPath: string;
+  /** Things that work but are probably not what the user meant (e.g. a token without `gci_`); the CLI logs them at warn. */
+  readonly warnings?: readonly string[];
   readonly api: Omit<ParsedConfig['api'], 'token' | 'tokenFile'> & { readonly token: string };
   readonly servers: ResolvedServer[];
 };

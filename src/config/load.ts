@@ -1,0 +1,105 @@
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { checkBaseUrl, checkDuplicateServerIds } from './checks.js';
+import { ConfigInvalidError } from './errors.js';
+import { configErrorMap, describeIssues } from './issues.js';
+import { readConfigFile } from './read-file.js';
+import { resolveServer } from './resolve-server.js';
+import { configSchema } from './schema.js';
+import type { Config, ResolvedServer } from './schema.js';
+import { MIN_SCRUBBED_SECRET_LENGTH, resolveSecret } from './secrets.js';
+import type { SecretSource } from './secrets.js';
+
+/** `-c FILE` wins over `PORTER_CONFIG`; there is no implicit default file, so porter never runs a config by surprise. */
+export function configPathFrom(cliOption: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const chosen = cliOption !== undefined && cliOption !== '' ? cliOption : env.PORTER_CONFIG;
+  if (chosen === undefined || chosen === '') {
+    throw new ConfigError('No configuration file given: pass -c FILE (or --config FILE), or set the PORTER_CONFIG environment variable.');
+  }
+  return resolve(chosen);
+}
+
+/** Reads, validates and resolves the config file; every problem is a ConfigError (exit 78). */
+export async function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Config> {
+  const file = resolve(path);
+  const raw = await readConfigFile(file);
+  return parseConfig(raw, dirname(file), env, file);
+}
+
+function get(raw: unknown, key: string): unknown {
+  return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>)[key] : undefined;
+}
+
+/**
+ * Validates already-parsed JSON. `baseDir` anchors relative paths; `configPath` only names the
+ * source in messages and in `Config.configPath`.
+ */
+export async function parseConfig(
+  raw: unknown,
+  baseDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+  configPath = '(inline configuration)',
+): Promise<Config> {
+  const result = configSchema.safeParse(raw, { error: configErrorMap });
+  const problems = result.success ? [] : describeIssues(result.error.issues, configSchema, raw);
+  problems.push(...checkBaseUrl(get(get(raw, 'api'), 'baseUrl')), ...checkDuplicateServerIds(get(raw, 'servers')));
+  if (!result.success || problems.length > 0) throw new ConfigInvalidError(configPath, problems);
+
+  const parsed = result.data;
+  const warnings: string[] = [];
+  const secret = async (source: SecretSource): Promise<string | undefined> => {
+    const found = await resolveSecret(source, baseDir, env);
+    problems.push(...found.problems);
+    warnings.push(...found.warnings);
+    if (found.value !== undefined && found.value.length < MIN_SCRUBBED_SECRET_LENGTH) {
+      warnings.push(
+        `${source.key} is shorter than ${MIN_SCRUBBED_SECRET_LENGTH} characters: porter redacts it from known keys but cannot scrub it from free text in logs; use a longer secret`,
+      );
+    }
+    return found.value;
+  };
+
+  const { token: inlineToken, tokenFile, ...api } = parsed.api;
+  const token = await secret({
+    key: 'api.token',
+    fileKey: 'api.tokenFile',
+    envName: 'PORTER_API_TOKEN',
+    credentialName: 'porter-api-token',
+    inline: inlineToken,
+    file: tokenFile,
+  });
+  if (token !== undefined) {
+    // It goes into an HTTP header; a stray newline would make every request fail obscurely.
+    if (/[\s\u0000-\u001f\u007f]/.test(token)) {
+      problems.push('api.token contains whitespace or control characters: copy the token again without spaces or line breaks');
+    } else if (!token.startsWith('gci_')) {
+      warnings.push('api.token does not start with "gci_" like the store\'s API tokens do: check that it is the token from Integrations > API');
+    }
+  }
+
+  const servers: ResolvedServer[] = [];
+  for (const [index, server] of parsed.servers.entries()) {
+    let password: string | undefined;
+    if (server.executor.type !== 'script') {
+      password = await secret({
+        key: `servers[${index}].executor.password`,
+        fileKey: `servers[${index}].executor.passwordFile`,
+        envName: 'PORTER_RCON_PASSWORD',
+        credentialName: 'porter-rcon-password',
+        inline: server.executor.password,
+        file: server.executor.passwordFile,
+      });
+    }
+    servers.push(resolveServer(server, baseDir, password));
+  }
+
+  if (problems.length > 0) throw new ConfigInvalidError(configPath, problems);
+  return {
+    ...parsed,
+    configPath,
+    warnings: [...new Set(warnings)],
+    api: { ...api, token: token as string },
+    servers,
+    stateDir: isAbsolute(parsed.stateDir) ? parsed.stateDir : resolve(baseDir, parsed.stateDir),
+  };
+}

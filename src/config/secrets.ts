@@ -1,0 +1,118 @@
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Config } from './schema.js';
+import { describeFsError } from './read-file.js';
+
+/**
+ * Where one secret may come from. Precedence, highest first:
+ *   1. the environment variable (`PORTER_API_TOKEN`, `PORTER_RCON_PASSWORD`): an explicit setting
+ *      for this process beats what the shared file says, as with most daemons;
+ *   2. the inline value in the config (`api.token`, `password`);
+ *   3. the secret file (`api.tokenFile`, `passwordFile`), content trimmed;
+ *   4. the systemd credential `$CREDENTIALS_DIRECTORY/<credentialName>`, content trimmed.
+ * Setting both the inline value and the file is a mistake, not a precedence question.
+ */
+export interface SecretSource {
+  /** Key path of the inline value, as shown to the user: `api.token`, `servers[0].executor.password`. */
+  readonly key: string;
+  /** Key path of the file setting: `api.tokenFile`. */
+  readonly fileKey: string;
+  readonly envName: string;
+  readonly credentialName: string;
+  readonly inline: string | undefined;
+  readonly file: string | undefined;
+}
+
+export interface SecretResult {
+  readonly value?: string;
+  readonly problems: string[];
+  readonly warnings: string[];
+}
+
+/** Shorter secrets are not scrubbed from free text (see log.ts), so the loader warns about them. */
+export const MIN_SCRUBBED_SECRET_LENGTH = 4;
+
+const CREDENTIALS_VARIABLE = /^\$(?:\{CREDENTIALS_DIRECTORY\}|CREDENTIALS_DIRECTORY)(?=\/|$)/;
+
+/**
+ * Resolves a `tokenFile`/`passwordFile` value: relative to the config file's folder, and a leading
+ * `$CREDENTIALS_DIRECTORY` expanded so a unit file can use `LoadCredential=` with any name.
+ */
+export function secretFilePath(file: string, baseDir: string, env: NodeJS.ProcessEnv): { path?: string; problem?: string } {
+  if (CREDENTIALS_VARIABLE.test(file)) {
+    const dir = env.CREDENTIALS_DIRECTORY;
+    if (!dir) {
+      return { problem: 'refers to $CREDENTIALS_DIRECTORY, which is not set (porter is not running under systemd with LoadCredential=): use a plain path instead' };
+    }
+    return { path: join(dir, file.replace(CREDENTIALS_VARIABLE, '')) };
+  }
+  return { path: isAbsolute(file) ? file : resolve(baseDir, file) };
+}
+
+async function readSecretFile(path: string): Promise<{ value?: string; problem?: string }> {
+  try {
+    const value = (await readFile(path, 'utf8')).trim();
+    if (value === '') return { problem: `${path} is empty: write the secret into it` };
+    return { value };
+  } catch (error) {
+    return { problem: `cannot read ${path}: ${describeFsError(error)}` };
+  }
+}
+
+export async function resolveSecret(source: SecretSource, baseDir: string, env: NodeJS.ProcessEnv): Promise<SecretResult> {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  if (source.inline !== undefined && source.file !== undefined) {
+    problems.push(`${source.key} and ${source.fileKey} are both set: keep only one of them`);
+  }
+
+  const fromEnv = env[source.envName];
+  if (fromEnv !== undefined && fromEnv !== '') {
+    const shadowed = [source.inline !== undefined ? source.key : undefined, source.file !== undefined ? source.fileKey : undefined].filter(Boolean);
+    if (shadowed.length > 0) {
+      warnings.push(`${source.envName} is set in the environment and overrides ${shadowed.join(' and ')} from the configuration file`);
+    }
+    return { value: fromEnv, problems, warnings };
+  }
+
+  if (source.inline !== undefined) return { value: source.inline, problems, warnings };
+
+  if (source.file !== undefined) {
+    const where = secretFilePath(source.file, baseDir, env);
+    if (!where.path) return { problems: [...problems, `${source.fileKey}: ${where.problem}`], warnings };
+    const read = await readSecretFile(where.path);
+    if (read.problem !== undefined) problems.push(`${source.fileKey}: ${read.problem}`);
+    return { ...(read.value !== undefined && { value: read.value }), problems, warnings };
+  }
+
+  const credentials = env.CREDENTIALS_DIRECTORY;
+  if (credentials) {
+    const path = join(credentials, source.credentialName);
+    try {
+      const value = (await readFile(path, 'utf8')).trim();
+      if (value !== '') return { value, problems, warnings };
+      problems.push(`${source.key}: the systemd credential ${path} is empty`);
+      return { problems, warnings };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        problems.push(`${source.key}: cannot read the systemd credential ${path}: ${describeFsError(error)}`);
+        return { problems, warnings };
+      }
+    }
+  }
+
+  problems.push(
+    `${source.key} is missing: set ${source.key} or ${source.fileKey} (a file that holds it) in the config, ` +
+      `or the ${source.envName} environment variable, or under systemd LoadCredential=${source.credentialName}:FILE`,
+  );
+  return { problems, warnings };
+}
+
+/** Every secret of a loaded config, for the logger's scrubber and the CLI's error output. */
+export function configSecrets(config: Config): string[] {
+  const secrets = new Set<string>([config.api.token]);
+  for (const server of config.servers) {
+    if ('password' in server.executor) secrets.add(server.executor.password);
+  }
+  return [...secrets];
+}
