@@ -1,0 +1,163 @@
+import { isatty } from 'node:tty';
+import { pino } from 'pino';
+import type { DestinationStream, LevelWithSilentOrString, Logger } from 'pino';
+import { prettyFactory } from 'pino-pretty';
+
+/**
+ * Secrets are kept out of the output twice over: pino `redact` censors the keys that hold them
+ * (cheap, structural), and every serialized line is scrubbed of each registered secret value
+ * before it is written, which catches a secret inside an error message, a cause, a stack or any
+ * nested object whatever its key. The scrub runs before pretty-printing, so both formats are clean.
+ */
+
+export const REDACTED = '[Redacted]';
+
+/**
+ * Shorter secrets are not scrubbed from free text: a 1–3 character value would mangle every line
+ * that happens to contain it. Their keys are still redacted, and the config loader warns about them.
+ */
+export const MIN_SCRUB_LENGTH = 4;
+
+const REDACT_PATHS = [
+  'token',
+  'apiToken',
+  'password',
+  'authorization',
+  'Authorization',
+  '*.token',
+  '*.apiToken',
+  '*.password',
+  '*.authorization',
+  '*.Authorization',
+  'headers.authorization',
+  'headers.Authorization',
+  '*.headers.authorization',
+  '*.headers.Authorization',
+  'req.headers.authorization',
+  'config.api.token',
+  'api.token',
+  'executor.password',
+  '*.executor.password',
+];
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The forms a secret takes in output: raw, escaped once or twice by JSON (a JSON body inside a message), and URL-encoded. */
+function secretForms(secret: string): string[] {
+  const once = JSON.stringify(secret).slice(1, -1);
+  const twice = JSON.stringify(once).slice(1, -1);
+  return [secret, once, twice, encodeURIComponent(secret)];
+}
+
+function compile(secrets: readonly string[]): RegExp | undefined {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (typeof secret !== 'string' || secret.length < MIN_SCRUB_LENGTH) continue;
+    for (const form of secretForms(secret)) forms.add(form);
+  }
+  // Longest first, so a secret that contains another is replaced whole.
+  const sorted = [...forms].sort((a, b) => b.length - a.length);
+  return sorted.length === 0 ? undefined : new RegExp(sorted.map(escapeRegExp).join('|'), 'g');
+}
+
+/** Replaces every occurrence of every secret (of at least MIN_SCRUB_LENGTH characters) with `[Redacted]`. */
+export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  const pattern = compile(secrets);
+  return pattern ? text.replace(pattern, REDACTED) : text;
+}
+
+/** A scrubber for one logger: the pattern is rebuilt only when the list of secrets changes. */
+function scrubberFor(secrets: () => readonly string[]): (line: string) => string {
+  let key: string | undefined;
+  let pattern: RegExp | undefined;
+  return (line) => {
+    const list = secrets();
+    const nextKey = list.join('\u0000');
+    if (nextKey !== key) {
+      key = nextKey;
+      pattern = compile(list);
+    }
+    return pattern ? line.replace(pattern, REDACTED) : line;
+  };
+}
+
+type SecretList = readonly string[] | (() => readonly string[]);
+
+export interface LoggerOptions {
+  readonly level: LevelWithSilentOrString;
+  /** Human-readable output; when undefined, on when the destination is a TTY. */
+  readonly pretty?: boolean;
+  /** Secret values to scrub; a function is read at every line, so secrets learned later are covered. */
+  readonly secrets?: SecretList;
+  /** A file descriptor (default 1, stdout) or a stream, e.g. one that captures output in tests. */
+  readonly destination?: NodeJS.WritableStream | number;
+}
+
+interface Sink {
+  write(line: string): unknown;
+  flush?(cb: (error?: Error) => void): void;
+}
+
+function isTty(destination: NodeJS.WritableStream | number): boolean {
+  return typeof destination === 'number' ? isatty(destination) : (destination as { isTTY?: boolean }).isTTY === true;
+}
+
+function openSink(destination: NodeJS.WritableStream | number): Sink {
+  if (typeof destination !== 'number') return destination as unknown as Sink;
+  // Synchronous writes: a line is out before the call returns, so nothing is lost on exit or crash,
+  // and at porter's log volume the cost is nil.
+  const boom = pino.destination({ dest: destination, sync: true });
+  // A closed stdout (EPIPE) must not crash a daemon that is in the middle of a delivery.
+  boom.on('error', () => {});
+  return boom as unknown as Sink;
+}
+
+/** pino-pretty's formatter called inline: no transport, no worker thread, no reordering. */
+function prettySink(sink: Sink, colorize: boolean): Sink {
+  const format = prettyFactory({
+    colorize,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    errorLikeObjectKeys: ['err', 'error'],
+  });
+  return {
+    write: (line: string) => sink.write(format(line)),
+    flush: (cb) => (sink.flush ? sink.flush(cb) : cb()),
+  };
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const destination = options.destination ?? 1;
+  const pretty = options.pretty ?? isTty(destination);
+  const base = openSink(destination);
+  const sink = pretty ? prettySink(base, isTty(destination)) : base;
+  const secrets = options.secrets ?? [];
+  const scrub = scrubberFor(typeof secrets === 'function' ? secrets : () => secrets as readonly string[]);
+
+  return pino(
+    {
+      level: options.level,
+      // systemd's journal and container runtimes already record pid and host.
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err, cause: pino.stdSerializers.err },
+      redact: { paths: REDACT_PATHS, censor: REDACTED },
+      hooks: { streamWrite: scrub },
+    },
+    sink as DestinationStream,
+  );
+}
+
+/** Resolves once everything logged so far is written; never rejects, since it runs on the way out. */
+export function flushLogger(logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    try {
+      logger.flush(() => resolve());
+    } catch {
+      resolve();
+    }
+  });
+}
