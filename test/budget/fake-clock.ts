@@ -1,0 +1,65 @@
+import type { Clock } from '../../src/clock.js';
+
+interface Sleeper {
+  readonly at: number;
+  readonly resolve: () => void;
+}
+
+/**
+ * A clock that moves only when the test says so. `sleep` resolves when `advance` passes its time,
+ * so code that waits on the clock can be stepped to the millisecond.
+ */
+export class FakeClock implements Clock {
+  #now: number;
+  #sleepers: Sleeper[] = [];
+
+  constructor(start = 1_700_000_000_000) {
+    this.#now = start;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const sleeper: Sleeper = {
+        at: this.#now + Math.max(0, ms),
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        this.#sleepers = this.#sleepers.filter((s) => s !== sleeper);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#sleepers.push(sleeper);
+    });
+  }
+
+  /** Number of pending sleeps: lets a test wait until the code under test is waiting. */
+  get sleeping(): number {
+    return this.#sleepers.length;
+  }
+
+  /** Moves time forward, waking every sleeper whose time has come, in time order. */
+  advance(ms: number): void {
+    this.#now += ms;
+    const due = this.#sleepers.filter((s) => s.at <= this.#now).sort((a, b) => a.at - b.at);
+    this.#sleepers = this.#sleepers.filter((s) => s.at > this.#now);
+    for (const sleeper of due) sleeper.resolve();
+  }
+
+  set(now: number): void {
+    this.advance(now - this.#now);
+  }
+}
+
+/** Lets pending promise callbacks run. */
+export const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
