@@ -26,6 +26,11 @@ export async function loadConfig(path: string, env: NodeJS.ProcessEnv = process.
   return parseConfig(raw, dirname(file), env, file);
 }
 
+/** Names the source of a secret in a message when it is not the key itself. */
+function from(key: string, origin: string | undefined): string {
+  return origin !== undefined && origin !== key ? ` (from ${origin})` : '';
+}
+
 function get(raw: unknown, key: string): unknown {
   return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>)[key] : undefined;
 }
@@ -47,20 +52,20 @@ export async function parseConfig(
 
   const parsed = result.data;
   const warnings: string[] = [];
-  const secret = async (source: SecretSource): Promise<string | undefined> => {
+  const secret = async (source: SecretSource): Promise<{ value?: string; origin?: string }> => {
     const found = await resolveSecret(source, baseDir, env);
     problems.push(...found.problems);
     warnings.push(...found.warnings);
     if (found.value !== undefined && found.value.length < MIN_SCRUBBED_SECRET_LENGTH) {
       warnings.push(
-        `${source.key} is shorter than ${MIN_SCRUBBED_SECRET_LENGTH} characters: porter redacts it from known keys but cannot scrub it from free text in logs; use a longer secret`,
+        `${source.key}${from(source.key, found.origin)} is shorter than ${MIN_SCRUBBED_SECRET_LENGTH} characters: porter redacts it from known keys but cannot scrub it from free text in logs; use a longer secret`,
       );
     }
-    return found.value;
+    return found;
   };
 
   const { token: inlineToken, tokenFile, ...api } = parsed.api;
-  const token = await secret({
+  const { value: token, origin: tokenOrigin } = await secret({
     key: 'api.token',
     fileKey: 'api.tokenFile',
     envName: 'PORTER_API_TOKEN',
@@ -71,9 +76,9 @@ export async function parseConfig(
   if (token !== undefined) {
     // It goes into an HTTP header; a stray newline would make every request fail obscurely.
     if (/[\s\u0000-\u001f\u007f]/.test(token)) {
-      problems.push('api.token contains whitespace or control characters: copy the token again without spaces or line breaks');
+      problems.push(`api.token${from('api.token', tokenOrigin)} contains whitespace or control characters: copy the token again without spaces or line breaks`);
     } else if (!token.startsWith('gci_')) {
-      warnings.push('api.token does not start with "gci_" like the store\'s API tokens do: check that it is the token from Integrations > API');
+      warnings.push(`api.token${from('api.token', tokenOrigin)} does not start with "gci_" like the store's API tokens do: check that it is the token from Integrations > API`);
     }
   }
 
@@ -81,14 +86,14 @@ export async function parseConfig(
   for (const [index, server] of parsed.servers.entries()) {
     let password: string | undefined;
     if (server.executor.type !== 'script') {
-      password = await secret({
+      ({ value: password } = await secret({
         key: `servers[${index}].executor.password`,
         fileKey: `servers[${index}].executor.passwordFile`,
         envName: 'PORTER_RCON_PASSWORD',
         credentialName: 'porter-rcon-password',
         inline: server.executor.password,
         file: server.executor.passwordFile,
-      });
+      }));
     }
     servers.push(resolveServer(server, baseDir, password));
   }

@@ -25,6 +25,8 @@ export interface SecretSource {
 
 export interface SecretResult {
   readonly value?: string;
+  /** Where the value came from, for messages: `PORTER_API_TOKEN`, `api.tokenFile`, … */
+  readonly origin?: string;
   readonly problems: string[];
   readonly warnings: string[];
 }
@@ -72,17 +74,17 @@ export async function resolveSecret(source: SecretSource, baseDir: string, env: 
     if (shadowed.length > 0) {
       warnings.push(`${source.envName} is set in the environment and overrides ${shadowed.join(' and ')} from the configuration file`);
     }
-    return { value: fromEnv, problems, warnings };
+    return { value: fromEnv, origin: source.envName, problems, warnings };
   }
 
-  if (source.inline !== undefined) return { value: source.inline, problems, warnings };
+  if (source.inline !== undefined) return { value: source.inline, origin: source.key, problems, warnings };
 
   if (source.file !== undefined) {
     const where = secretFilePath(source.file, baseDir, env);
     if (!where.path) return { problems: [...problems, `${source.fileKey}: ${where.problem}`], warnings };
     const read = await readSecretFile(where.path);
     if (read.problem !== undefined) problems.push(`${source.fileKey}: ${read.problem}`);
-    return { ...(read.value !== undefined && { value: read.value }), problems, warnings };
+    return { ...(read.value !== undefined && { value: read.value, origin: source.fileKey }), problems, warnings };
   }
 
   const credentials = env.CREDENTIALS_DIRECTORY;
@@ -90,7 +92,7 @@ export async function resolveSecret(source: SecretSource, baseDir: string, env: 
     const path = join(credentials, source.credentialName);
     try {
       const value = (await readFile(path, 'utf8')).trim();
-      if (value !== '') return { value, problems, warnings };
+      if (value !== '') return { value, origin: `the systemd credential ${source.credentialName}`, problems, warnings };
       problems.push(`${source.key}: the systemd credential ${path} is empty`);
       return { problems, warnings };
     } catch (error) {

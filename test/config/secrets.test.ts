@@ -24,6 +24,7 @@ describe('secrets', () => {
     await dir.write('creds/porter-api-token', `${CRED_TOKEN}\n`);
     await dir.write('creds/porter-rcon-password', 'pw-from-credential\n');
     await dir.write('creds/custom-name', 'gci_custom_credential\n');
+    await dir.write('creds-plain/porter-api-token', 'plain-test-token\n');
     credentials = `${dir.path}/creds`;
   });
   after(async () => {
@@ -104,6 +105,13 @@ describe('secrets', () => {
       const error = await configError(load(withApi({ token: bad })));
       assert.match(error.message, /api\.token contains whitespace or control characters/);
       assert.ok(!error.message.includes('gci_first_half') && !error.message.includes('second_half'));
+    });
+
+    test('a problem with a token from the environment says where it came from', async () => {
+      const error = await configError(load(withApi({}), { PORTER_API_TOKEN: 'gci_a b' }));
+      assert.match(error.message, /api\.token \(from PORTER_API_TOKEN\) contains whitespace/);
+      const config = await load(withApi({}), { CREDENTIALS_DIRECTORY: `${dir.path}/creds-plain` });
+      assert.match(config.warnings?.[0] ?? '', /api\.token \(from the systemd credential porter-api-token\) does not start with "gci_"/);
     });
 
     test('a token without the gci_ prefix loads with a warning', async () => {
