@@ -1,0 +1,121 @@
+import { bodyBytes, encodePacket, PacketType, type RconPacket } from './codec.js';
+
+/**
+ * How one request and its answer look on the wire for each server dialect. Pure: the connection
+ * writes `initial`, feeds every packet it receives to `accept`, and writes what `accept` asks for.
+ */
+export type RconFlavour = 'minecraft' | 'source' | 'id0';
+
+/**
+ * The probe Minecraft answers with `Unknown request c8` and the probe's id, after every fragment of
+ * the command's answer: Minecraft's split answers carry no end marker of their own.
+ */
+export const MINECRAFT_PROBE_TYPE = 200;
+
+export type Step =
+  /** Not part of this exchange (srcds' extra packet after the mirror, a late answer): drop it. */
+  | { readonly kind: 'ignore' }
+  | { readonly kind: 'more'; readonly write?: Buffer }
+  | { readonly kind: 'done' };
+
+export interface CommandExchange {
+  /** Packets to write now, back to back only where the dialect allows it. */
+  readonly initial: readonly Buffer[];
+  accept(packet: RconPacket): Step;
+  /** Answer packets received so far; any at all proves the command ran. */
+  readonly fragments: number;
+  /** The fragments joined as bytes, then decoded (a split UTF-8 sequence survives). */
+  text(): string;
+}
+
+const ignore: Step = { kind: 'ignore' };
+const more: Step = { kind: 'more' };
+const done: Step = { kind: 'done' };
+
+class Fragments {
+  readonly #parts: Buffer[] = [];
+  get count(): number {
+    return this.#parts.length;
+  }
+  add(packet: RconPacket): void {
+    this.#parts.push(bodyBytes(packet.body));
+  }
+  text(): string {
+    return Buffer.concat(this.#parts).toString('utf8');
+  }
+}
+
+/** `nextId` hands out request ids; the caller keeps them unique on the connection. */
+export function planCommand(flavour: RconFlavour, command: string, nextId: () => number): CommandExchange {
+  const commandId = nextId();
+  const fragments = new Fragments();
+  const packet = encodePacket(commandId, PacketType.EXECCOMMAND, command);
+  // A getter, not a spread copy: the count must stay live.
+  const exchange = (initial: Buffer[], accept: (received: RconPacket) => Step): CommandExchange => ({
+    initial,
+    accept,
+    get fragments() {
+      return fragments.count;
+    },
+    text: () => fragments.text(),
+  });
+
+  if (flavour === 'id0') {
+    // Palworld-style servers answer every request with id 0, so ids cannot match: with one
+    // request in flight, the next packet is the answer.
+    return exchange([packet], (received) => {
+      fragments.add(received);
+      return done;
+    });
+  }
+
+  const probeId = nextId();
+
+  if (flavour === 'source') {
+    // srcds mirrors an empty RESPONSE_VALUE after the command's answer; the mirror ends the answer.
+    // The extra packet srcds sends after the mirror carries the probe id and is ignored later on.
+    return exchange([packet, encodePacket(probeId, PacketType.RESPONSE_VALUE, '')], (received) => {
+      if (received.id === commandId) {
+        fragments.add(received);
+        return more;
+      }
+      return received.id === probeId ? done : ignore;
+    });
+  }
+
+  // Minecraft: never two packets back to back (its single 1,460-byte read would see both and it
+  // closes the connection). Once the first fragment arrives the command was read, so the probe can
+  // follow; Minecraft answers it only after the command's last fragment.
+  let probeSent = false;
+  return exchange([packet], (received) => {
+    if (received.id === commandId) {
+      fragments.add(received);
+      if (probeSent) return more;
+      probeSent = true;
+      return { kind: 'more', write: encodePacket(probeId, MINECRAFT_PROBE_TYPE, '') };
+    }
+    return probeSent && received.id === probeId ? done : ignore;
+  });
+}
+
+export type AuthStep = 'wait' | 'accepted' | 'rejected';
+
+export interface AuthExchange {
+  readonly packet: Buffer;
+  accept(packet: RconPacket): AuthStep;
+}
+
+/**
+ * Both auth dialects: Minecraft answers with one AUTH_RESPONSE; srcds first sends an empty
+ * RESPONSE_VALUE, which must not be mistaken for the verdict. Only an AUTH_RESPONSE decides, and
+ * id -1 means the password was wrong. Any other id is accepted: id-0 servers answer with 0.
+ */
+export function planAuth(password: string, id: number): AuthExchange {
+  return {
+    packet: encodePacket(id, PacketType.AUTH, password),
+    accept(received) {
+      if (received.type !== PacketType.AUTH_RESPONSE) return 'wait';
+      return received.id === -1 ? 'rejected' : 'accepted';
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { encodePacket, PacketDecoder, PacketType, type RconPacket } from '../../src/rcon/codec.js';
+import { MINECRAFT_PROBE_TYPE, planAuth, planCommand } from '../../src/rcon/exchange.js';
+
+const packet = (id: number, type: number, body: string | Buffer = ''): RconPacket => new PacketDecoder().push(encodePacket(id, type, body))[0]!;
+const ids = () => {
+  let next = 10;
+  return () => next++;
+};
+
+describe('planCommand', () => {
+  test('minecraft: one packet first, the probe only after the first fragment, done on the probe answer', () => {
+    const exchange = planCommand('minecraft', 'list', ids());
+    assert.equal(exchange.initial.length, 1, 'never two packets back to back');
+    const first = exchange.accept(packet(10, 0, 'a'.repeat(4096)));
+    assert.equal(first.kind, 'more');
+    const probe = new PacketDecoder().push((first as { write: Buffer }).write)[0]!;
+    assert.deepEqual([probe.id, probe.type], [11, MINECRAFT_PROBE_TYPE]);
+    assert.deepEqual(exchange.accept(packet(10, 0, 'b')), { kind: 'more' });
+    assert.deepEqual(exchange.accept(packet(99, 0, 'stray')), { kind: 'ignore' });
+    assert.deepEqual(exchange.accept(packet(11, 0, 'Unknown request c8')), { kind: 'done' });
+    assert.equal(exchange.text(), `${'a'.repeat(4096)}b`);
+    assert.equal(exchange.fragments, 2);
+  });
+
+  test('source: command and empty RESPONSE_VALUE together; the mirror ends the answer', () => {
+    const exchange = planCommand('source', 'status', ids());
+    const sent = exchange.initial.map((bytes) => new PacketDecoder().push(bytes)[0]!);
+    assert.deepEqual(sent.map((p) => [p.id, p.type, p.body.length]), [[10, PacketType.EXECCOMMAND, 6], [11, PacketType.RESPONSE_VALUE, 0]]);
+    assert.equal(exchange.accept(packet(10, 0, 'part1 ')).kind, 'more');
+    assert.equal(exchange.accept(packet(10, 0, 'part2')).kind, 'more');
+    assert.equal(exchange.accept(packet(11, 0, '')).kind, 'done');
+    assert.equal(exchange.text(), 'part1 part2');
+  });
+
+  test('source: joins a UTF-8 character split across two packets', () => {
+    const bytes = Buffer.from('€');
+    const exchange = planCommand('source', 'x', ids());
+    exchange.accept(packet(10, 0, bytes.subarray(0, 1)));
+    exchange.accept(packet(10, 0, bytes.subarray(1)));
+    assert.equal(exchange.text(), '€');
+  });
+
+  test('id0: the next packet is the answer, whatever its id', () => {
+    const exchange = planCommand('id0', 'ShowPlayers', ids());
+    assert.equal(exchange.accept(packet(0, 0, 'name,playeruid,steamid\n')).kind, 'done');
+    assert.equal(exchange.text(), 'name,playeruid,steamid\n');
+  });
+});
+
+describe('planAuth', () => {
+  test('skips the empty RESPONSE_VALUE srcds sends first, so a wrong password is not taken for a login', () => {
+    const auth = planAuth('secret', 5);
+    assert.equal(auth.accept(packet(5, PacketType.RESPONSE_VALUE)), 'wait');
+    assert.equal(auth.accept(packet(-1, PacketType.AUTH_RESPONSE)), 'rejected');
+  });
+
+  test('accepts the AUTH_RESPONSE with the request id, or id 0 from id-0 servers', () => {
+    assert.equal(planAuth('secret', 5).accept(packet(5, PacketType.AUTH_RESPONSE)), 'accepted');
+    assert.equal(planAuth('secret', 5).accept(packet(0, PacketType.AUTH_RESPONSE)), 'accepted');
+  });
+});
