@@ -1,0 +1,393 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { systemClock, type Clock } from '../clock.js';
+import { describeFault, FaultPlan, type Fault, type SimRoute } from './seller-api-faults.js';
+import { FixedWindows } from './seller-api-limits.js';
+import { CommandQueue, type EnqueueInput, type SimCommand } from './seller-api-queue.js';
+
+export type { Fault, SimRoute } from './seller-api-faults.js';
+export type { EnqueueInput, SimCommand, SimCommandStatus, SimReport } from './seller-api-queue.js';
+
+/**
+ * A simulated Seller API: the executor routes of seller-api.md §4.8 with the defaults of DESIGN §1
+ * (pull, done, fail) and `GET /v1/seller/servers`, over a real HTTP server on 127.0.0.1. Ships with
+ * porter for `porter demo`; tests and benchmarks drive it through the returned handle.
+ */
+
+export const SIM_TOKEN = 'gci_sim_0123456789abcdef';
+export const SIM_SERVER_ID = '1b4e28ba-2fa1-11d2-883f-0016d3cca427';
+const EXECUTE = 'commands:execute';
+const SERVERS_READ = 'servers:read';
+const MAX_REASON = 1000;
+const MAX_IDENTIFIERS = 4096;
+const MAX_REQUEST_BYTES = 1024 * 1024;
+
+export interface SellerApiOptions {
+  /** Token → scopes. Default: SIM_TOKEN with commands:execute and servers:read. */
+  readonly tokens?: Readonly<Record<string, readonly string[]>>;
+  /** Known server ids (or {id, name}). Default: [SIM_SERVER_ID]. */
+  readonly servers?: ReadonlyArray<string | { readonly id: string; readonly name?: string }>;
+  /** Per server and per route (and per token for GET /servers). Default 120 per 60 s. */
+  readonly budget?: { readonly perWindow?: number; readonly windowMs?: number };
+  /** First command id; use values above 2^53 to prove ids survive. Default 1. */
+  readonly idStart?: bigint;
+  /** Send ids as JSON strings instead of numbers. */
+  readonly idAsString?: boolean;
+  /** A PROCESSING command nobody reports becomes UNCERTAIN after this long. Default: never. */
+  readonly processingTimeoutMs?: number;
+  /** False answers every authenticated request with 402 PLAN_FEATURE_REQUIRED. Default true. */
+  readonly plan?: boolean;
+  readonly clock?: Clock;
+  /** Default 0 (any free port). */
+  readonly port?: number;
+}
+
+export interface SimRequest {
+  readonly route: SimRoute | 'unknown';
+  readonly serverId: string | undefined;
+  readonly commandId: string | undefined;
+  /** Arrival time on the fake's clock. */
+  readonly at: number;
+  /** What was answered; 0 when the socket was destroyed without an answer. */
+  readonly status: number;
+  readonly fault?: string;
+  /** Arrived while a Retry-After given for this route and server was still running. */
+  readonly retryAfterViolation?: boolean;
+}
+
+export interface FakeSellerApi {
+  /** http://127.0.0.1:PORT, for api.baseUrl. */
+  readonly url: string;
+  readonly port: number;
+  /** Queues a command; returns its id (decimal digits). */
+  enqueue(serverId: string, input: EnqueueInput): string;
+  /** Every command with its status and report history. */
+  commands(): SimCommand[];
+  /** Every request in arrival order. */
+  readonly requests: readonly SimRequest[];
+  /** Requests that arrived at a route of a server while its Retry-After was still running. */
+  readonly retryAfterViolations: number;
+  /** Successful claims so far. */
+  readonly claimedCount: number;
+  /** Requests that arrived and have not been answered (or reset) yet. */
+  readonly inFlight: number;
+  setPlan(ok: boolean): void;
+  /** Adds or changes a token's scopes; null revokes it. */
+  setToken(token: string, scopes: readonly string[] | null): void;
+  /** Plays `fault` on the next `times` requests of `route` (optionally of one server only). */
+  inject(route: SimRoute, fault: Fault, options?: { times?: number; serverId?: string }): void;
+  /** Spends `n` calls of a route's window, as the official connector would. */
+  spend(serverId: string, route: 'pull' | 'done' | 'fail', n: number): void;
+  /** Calls left in the current window of a server's route. */
+  remaining(serverId: string, route: 'pull' | 'done' | 'fail'): number;
+  close(): Promise<void>;
+}
+
+type Matched =
+  | { route: 'pull'; serverId: string; commandId: undefined }
+  | { route: 'done' | 'fail'; serverId: string; commandId: string }
+  | { route: 'servers'; serverId: undefined; commandId: undefined };
+
+function match(method: string, pathname: string): Matched | 'method' | undefined {
+  const pull = /^\/v1\/seller\/servers\/([^/]+)\/commands\/pull$/.exec(pathname);
+  const report = /^\/v1\/seller\/servers\/([^/]+)\/commands\/([^/]+)\/(done|fail)$/.exec(pathname);
+  const found: Matched | undefined = pull
+    ? { route: 'pull', serverId: decodeURIComponent(pull[1]!), commandId: undefined }
+    : report
+      ? { route: report[3] as 'done' | 'fail', serverId: decodeURIComponent(report[1]!), commandId: decodeURIComponent(report[2]!) }
+      : pathname === '/v1/seller/servers'
+        ? { route: 'servers', serverId: undefined, commandId: undefined }
+        : undefined;
+  if (!found) return undefined;
+  const expected = found.route === 'servers' ? 'GET' : 'POST';
+  return method === expected ? found : 'method';
+}
+
+class Answer {
+  constructor(
+    readonly status: number,
+    readonly body: string | undefined,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+function problem(status: number, code: string, detail: string, path: string, extra: Record<string, unknown> = {}): Answer {
+  const body = JSON.stringify({
+    type: 'about:blank',
+    title: code.toLowerCase().replace(/_/g, ' '),
+    status,
+    code,
+    detail,
+    instance: path,
+    traceId: randomBytes(8).toString('hex'),
+    ...extra,
+  });
+  return new Answer(status, body, { 'content-type': 'application/problem+json' });
+}
+
+function json(status: number, text: string): Answer {
+  return new Answer(status, text, { 'content-type': 'application/json' });
+}
+
+function isJsonRequest(req: IncomingMessage): boolean {
+  return /^application\/(?:[\w.+-]+\+)?json\b/i.test(req.headers['content-type'] ?? '');
+}
+
+async function readRequestBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_REQUEST_BYTES) throw new Error('request body too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startSellerApi(options: SellerApiOptions = {}): Promise<FakeSellerApi> {
+  const clock = options.clock ?? systemClock;
+  const tokens = new Map<string, readonly string[]>(Object.entries(options.tokens ?? { [SIM_TOKEN]: [EXECUTE, SERVERS_READ] }));
+  const servers = (options.servers ?? [SIM_SERVER_ID]).map((s) => (typeof s === 'string' ? { id: s, name: undefined } : { id: s.id, name: s.name }));
+  const known = new Set(servers.map((s) => s.id));
+  const windows = new FixedWindows(options.budget?.perWindow ?? 120, options.budget?.windowMs ?? 60_000);
+  const queue = new CommandQueue(options.idStart ?? 1n, options.processingTimeoutMs);
+  const faults = new FaultPlan();
+  const requests: SimRequest[] = [];
+  const lifetime = new AbortController();
+  let plan = options.plan ?? true;
+  let violations = 0;
+  let inFlight = 0;
+
+  const idLiteral = (id: string) => (options.idAsString ? JSON.stringify(id) : id);
+
+  function handlePull(serverId: string, body: string, req: IncomingMessage, path: string): Answer {
+    if (!isJsonRequest(req)) return problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', path);
+    let identifiers: unknown;
+    try {
+      identifiers = (JSON.parse(body) as { onlineIdentifiers?: unknown }).onlineIdentifiers;
+    } catch {
+      return problem(400, 'VALIDATION_ERROR', 'the body is not valid JSON', path);
+    }
+    if (!Array.isArray(identifiers) || identifiers.some((i) => typeof i !== 'string')) {
+      return problem(400, 'VALIDATION_ERROR', 'onlineIdentifiers must be an array of strings', path, {
+        errors: [{ code: 'NotNull', field: 'onlineIdentifiers', message: 'must be an array of strings' }],
+      });
+    }
+    const online = new Set((identifiers as string[]).map((i) => i.trim().toLowerCase()).filter((i) => i.length > 0));
+    if (online.size > MAX_IDENTIFIERS) {
+      return problem(400, 'VALIDATION_ERROR', `at most ${MAX_IDENTIFIERS} onlineIdentifiers`, path, {
+        errors: [{ code: 'Size', field: 'onlineIdentifiers', message: `size must be at most ${MAX_IDENTIFIERS}` }],
+      });
+    }
+    const outcome = queue.pull(serverId, online, clock.now());
+    if (outcome.kind !== 'claimed') return new Answer(204, undefined);
+    return json(200, `{"id":${idLiteral(outcome.id)},"command":${JSON.stringify(outcome.command) ?? 'null'}}`);
+  }
+
+  function handleReport(route: 'done' | 'fail', serverId: string, id: string, body: string, req: IncomingMessage, path: string): Answer {
+    let error: string | undefined;
+    if (route === 'fail') {
+      if (!isJsonRequest(req)) return problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', path);
+      try {
+        error = (JSON.parse(body) as { error?: unknown }).error as string | undefined;
+      } catch {
+        return problem(400, 'VALIDATION_ERROR', 'the body is not valid JSON', path);
+      }
+      if (typeof error !== 'string') return problem(400, 'VALIDATION_ERROR', 'error must be a string', path);
+      if (Array.from(error).length > MAX_REASON) {
+        return problem(400, 'VALIDATION_ERROR', `error is longer than ${MAX_REASON} characters`, path, {
+          errors: [{ code: 'Size', field: 'error', message: `size must be at most ${MAX_REASON}` }],
+        });
+      }
+    }
+    const status = queue.report(serverId, id, route, error, clock.now());
+    if (status === 404) return problem(404, 'COMMAND_NOT_FOUND', `command ${id} does not exist for this server`, path);
+    if (status === 409) return problem(409, 'COMMAND_NOT_PROCESSING', `command ${id} is not PROCESSING`, path);
+    return json(200, `{"id":${idLiteral(id)},"status":"${route === 'done' ? 'EXECUTED' : 'FAILED'}"}`);
+  }
+
+  /** Authentication, plan, scope, server, rate limit: the order a real API gateway would check. */
+  function gate(found: Matched, req: IncomingMessage, path: string, at: number, record: { violation: boolean }): Answer | { limitHeaders: Record<string, string> } {
+    const auth = req.headers.authorization ?? '';
+    const token = /^Bearer (.+)$/.exec(auth)?.[1];
+    const scopes = token === undefined ? undefined : tokens.get(token);
+    if (!scopes) return problem(401, 'INVALID_INTEGRATION_TOKEN', 'the integration token is missing, wrong or was regenerated', path);
+    if (!plan) return problem(402, 'PLAN_FEATURE_REQUIRED', "the store's plan does not include API access", path);
+    const needed = found.route === 'servers' ? SERVERS_READ : EXECUTE;
+    if (!scopes.includes(needed)) {
+      return problem(403, 'INTEGRATION_SCOPE_MISSING', `the token lacks the scope ${needed}`, path, { requiredScope: [needed] });
+    }
+    if (found.serverId !== undefined && !known.has(found.serverId)) {
+      return problem(404, 'SERVER_NOT_FOUND', `server ${found.serverId} does not exist in this store`, path);
+    }
+    const key = found.route === 'servers' ? `token:${token}|servers` : `${found.serverId}|${found.route}`;
+    if (windows.isEarly(key, at)) {
+      record.violation = true;
+      violations++;
+    }
+    const check = windows.check(key, at);
+    const limitHeaders = { 'x-ratelimit-limit': String(check.limit), 'x-ratelimit-remaining': String(check.remaining) };
+    if (!check.allowed) {
+      const answer = problem(429, 'RATE_LIMIT_ERROR', 'route budget reached', path, { retryAfterSeconds: check.retryAfterSeconds });
+      Object.assign(answer.headers, limitHeaders, { 'retry-after': String(check.retryAfterSeconds) });
+      return answer;
+    }
+    return { limitHeaders };
+  }
+
+  function send(res: ServerResponse, answer: Answer): void {
+    if (res.destroyed) return;
+    res.writeHead(answer.status, answer.body === undefined ? answer.headers : { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) });
+    res.end(answer.body);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const at = clock.now();
+    const url = new URL(req.url ?? '/', 'http://sim');
+    const path = url.pathname;
+    let body: string;
+    try {
+      body = await readRequestBody(req);
+    } catch {
+      send(res, problem(413, 'PAYLOAD_TOO_LARGE', 'request body too large', path));
+      return;
+    }
+    const found = match(req.method ?? 'GET', path);
+    if (found === undefined || found === 'method') {
+      const answer = found === 'method' ? problem(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here`, path) : problem(404, 'NOT_FOUND', `no route ${path}`, path);
+      requests.push({ route: 'unknown', serverId: undefined, commandId: undefined, at, status: answer.status });
+      send(res, answer);
+      return;
+    }
+    const record = { violation: false };
+    const finish = (status: number, fault?: Fault) => {
+      requests.push({
+        route: found.route,
+        serverId: found.serverId,
+        commandId: found.commandId,
+        at,
+        status,
+        ...(fault === undefined ? {} : { fault: describeFault(fault) }),
+        ...(record.violation ? { retryAfterViolation: true } : {}),
+      });
+    };
+
+    const gated = gate(found, req, path, at, record);
+    if (gated instanceof Answer) {
+      finish(gated.status);
+      send(res, gated);
+      return;
+    }
+    const withLimits = (answer: Answer) => {
+      Object.assign(answer.headers, gated.limitHeaders);
+      return answer;
+    };
+
+    const fault = faults.take(found.route, found.serverId);
+    if (fault === 'reset') {
+      finish(0, fault);
+      req.socket.destroy();
+      return;
+    }
+    if (fault === '500' || fault === '503') {
+      const answer = withLimits(problem(Number(fault), fault === '500' ? 'INTERNAL_ERROR' : 'SERVICE_UNAVAILABLE', 'simulated failure', path));
+      finish(answer.status, fault);
+      send(res, answer);
+      return;
+    }
+    if (fault === 'malformed') {
+      finish(200, fault);
+      send(res, withLimits(json(200, '{"id": 12, "command": "say hel')));
+      return;
+    }
+    if (typeof fault === 'object' && 'body' in fault) {
+      const answer = withLimits(new Answer(fault.status ?? 200, fault.body, { 'content-type': fault.contentType ?? 'application/json' }));
+      finish(answer.status, fault);
+      send(res, answer);
+      return;
+    }
+    if (typeof fault === 'object' && 'delay' in fault) {
+      try {
+        await clock.sleep(fault.delay, lifetime.signal);
+      } catch {
+        return; // closing
+      }
+    }
+
+    const answer = withLimits(
+      found.route === 'pull'
+        ? handlePull(found.serverId, body, req, path)
+        : found.route === 'servers'
+          ? json(200, JSON.stringify(servers.map((s) => ({ id: s.id, name: s.name ?? `server ${s.id.slice(0, 8)}`, type: 'RCON', createdAt: '2024-01-01T00:00:00Z' }))))
+          : handleReport(found.route, found.serverId, found.commandId, body, req, path),
+    );
+    if (fault === 'claim-then-reset') {
+      finish(0, fault);
+      req.socket.destroy();
+      return;
+    }
+    finish(answer.status, fault);
+    send(res, answer);
+  }
+
+  const server = createServer((req, res) => {
+    inFlight++;
+    handle(req, res)
+      .catch((error: unknown) => {
+        if (!res.headersSent && !res.destroyed) send(res, problem(500, 'INTERNAL_ERROR', (error as Error).message, req.url ?? ''));
+      })
+      .finally(() => {
+        inFlight--;
+      });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    enqueue(serverId, input) {
+      if (!known.has(serverId)) throw new Error(`fake Seller API: unknown server ${serverId}; pass it in options.servers`);
+      return queue.enqueue(serverId, input, clock.now());
+    },
+    commands: () => queue.list(clock.now()),
+    requests,
+    get retryAfterViolations() {
+      return violations;
+    },
+    get claimedCount() {
+      return queue.claimedCount;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    setPlan(ok) {
+      plan = ok;
+    },
+    setToken(token, scopes) {
+      if (scopes === null) tokens.delete(token);
+      else tokens.set(token, scopes);
+    },
+    inject(route, fault, injectOptions) {
+      faults.add(route, fault, injectOptions);
+    },
+    spend(serverId, route, n) {
+      windows.spend(`${serverId}|${route}`, n, clock.now());
+    },
+    remaining: (serverId, route) => windows.remaining(`${serverId}|${route}`, clock.now()),
+    async close() {
+      lifetime.abort();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
