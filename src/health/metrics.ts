@@ -1,0 +1,226 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Clock } from '../clock.js';
+import type { DeliveryObserver } from '../delivery/loop.js';
+import type { HealthSource } from './source.js';
+import { serverLabel } from './source.js';
+import { evaluateHealth, type HealthPolicy } from './status.js';
+
+/**
+ * porter's Prometheus metrics, in a registry of its own (never prom-client's global one, so two
+ * daemons in one process — tests, `porter demo` — never share counters).
+ *
+ * Two kinds of source: delivery events come through the DeliveryObserver the daemon is given
+ * (counts and durations need every event); everything else is read from the running daemon at
+ * scrape time (connection state, the API client's own counters, budget, journal backlog), so it
+ * is exact whenever it is read and costs nothing between scrapes.
+ */
+
+export interface PorterMetrics {
+  readonly registry: Registry;
+  /** Pass to runDaemon({ observer }) so deliveries are counted and timed. */
+  readonly observer: DeliveryObserver;
+  /** Starts reading the daemon's state at scrape time (call from runDaemon's onStarted). */
+  attach(source: HealthSource, policy: HealthPolicy): void;
+}
+
+export interface MetricsOptions {
+  /** Configured servers, so events name a server by its label even before attach(). */
+  readonly servers?: readonly { readonly id: string; readonly name?: string | undefined }[];
+  readonly clock: Clock;
+  /** Node process metrics (CPU, memory, event loop lag, GC); default on. */
+  readonly processMetrics?: boolean;
+}
+
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const PULL_RESULTS = ['claimed', 'empty', 'busy', 'unusable', 'error'] as const;
+
+export function createMetrics(options: MetricsOptions): PorterMetrics {
+  const registry = new Registry();
+  const labels = new Map<string, string>((options.servers ?? []).map((s) => [s.id, serverLabel(s)]));
+  const labelOf = (serverId: string) => labels.get(serverId) ?? serverId;
+  let source: HealthSource | undefined;
+  let policy: HealthPolicy | undefined;
+  const registers = [registry];
+
+  const deliveries = new Counter({
+    name: 'porter_deliveries_total',
+    help: 'Commands settled (run and reported), by server and outcome (done / failed).',
+    labelNames: ['server', 'outcome'] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'porter_delivery_duration_seconds',
+    help: 'Time from claim to accepted report, by server and outcome.',
+    labelNames: ['server', 'outcome'] as const,
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  const lastSuccess = new Gauge({
+    name: 'porter_last_successful_delivery_timestamp_seconds',
+    help: 'Unix time of the last command delivered with outcome done.',
+    labelNames: ['server'] as const,
+    registers,
+  });
+
+  // Read at scrape time. The API client's counters only grow, so they are exposed as counters.
+  new Counter({
+    name: 'porter_pulls_total',
+    help: 'Pull calls by result: claimed, empty (nothing due), busy (204 while a lost claim may be PROCESSING), unusable (a claim porter cannot report), error.',
+    labelNames: ['server', 'result'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const part of source?.servers ?? []) {
+        const pulls = part.api.stats().pulls;
+        const counts: Record<(typeof PULL_RESULTS)[number], number> = {
+          claimed: pulls.claimed,
+          empty: pulls.empty,
+          busy: pulls.busy204,
+          unusable: pulls.unusable,
+          error: pulls.error,
+        };
+        for (const result of PULL_RESULTS) this.inc({ server: serverLabel(part.server), result }, counts[result]);
+      }
+    },
+  });
+  new Counter({
+    name: 'porter_reports_total',
+    help: 'done/fail calls by result: accepted, already_settled (404/409), error.',
+    labelNames: ['server', 'result'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const part of source?.servers ?? []) {
+        const { accepted, alreadySettled, error } = part.api.stats().reports;
+        const server = serverLabel(part.server);
+        this.inc({ server, result: 'accepted' }, accepted);
+        this.inc({ server, result: 'already_settled' }, alreadySettled);
+        this.inc({ server, result: 'error' }, error);
+      }
+    },
+  });
+  new Counter({
+    name: 'porter_rate_limited_total',
+    help: 'Seller API answers 429 (rate limited), by server.',
+    labelNames: ['server'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const part of source?.servers ?? []) this.inc({ server: serverLabel(part.server) }, part.api.stats().rateLimited);
+    },
+  });
+  new Gauge({
+    name: 'porter_budget_remaining',
+    help: 'Calls porter may still send in the current budget window, by server and route (pull / done / fail).',
+    labelNames: ['server', 'route'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const part of source?.servers ?? []) {
+        for (const [route, snapshot] of Object.entries(part.api.stats().budget)) {
+          this.set({ server: serverLabel(part.server), route }, snapshot.remaining);
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: 'porter_budget_wait_seconds',
+    help: 'How long the next call to a route must wait for the budget or a Retry-After (0 = may go now).',
+    labelNames: ['server', 'route'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const part of source?.servers ?? []) {
+        for (const [route, snapshot] of Object.entries(part.api.stats().budget)) {
+          this.set({ server: serverLabel(part.server), route }, snapshot.delayMs / 1000);
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: 'porter_claim_gap_open',
+    help: '1 while a pull answer was lost and a claimed command may be stuck PROCESSING on the platform.',
+    labelNames: ['server'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const part of source?.servers ?? []) this.set({ server: serverLabel(part.server) }, part.api.stats().claimGapOpen ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'porter_executor_connected',
+    help: '1 while the connection to the game server (RCON / WebRCON) is up; scripts are always 1.',
+    labelNames: ['server'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const part of source?.servers ?? []) this.set({ server: serverLabel(part.server) }, part.executor.stats().connected ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: 'porter_executor_reconnects_total',
+    help: 'Reconnections to the game server since porter started.',
+    labelNames: ['server'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const part of source?.servers ?? []) this.inc({ server: serverLabel(part.server) }, part.executor.stats().reconnects);
+    },
+  });
+  new Gauge({
+    name: 'porter_last_api_success_timestamp_seconds',
+    help: 'Unix time of the last successful Seller API call (0 = none yet).',
+    labelNames: ['server'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const part of source?.servers ?? []) {
+        const at = part.loop.health().lastApiSuccessAt;
+        this.set({ server: serverLabel(part.server) }, at === undefined ? 0 : at / 1000);
+      }
+    },
+  });
+  new Gauge({
+    name: 'porter_journal_backlog',
+    help: 'Claimed commands not yet accepted by the API (journaled, owed a report), by server.',
+    labelNames: ['server'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const part of source?.servers ?? []) {
+        this.set({ server: serverLabel(part.server) }, source?.journal.pending(part.server.id).length ?? 0);
+      }
+    },
+  });
+  new Gauge({
+    name: 'porter_server_healthy',
+    help: '1 when /healthz considers the server healthy, else 0.',
+    labelNames: ['server'] as const,
+    registers,
+    collect() {
+      this.reset();
+      if (!source || !policy) return;
+      const report = evaluateHealth(source, options.clock.now(), policy);
+      for (const [server, health] of Object.entries(report.servers)) this.set({ server }, health.status === 'ok' ? 1 : 0);
+    },
+  });
+
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+
+  return {
+    registry,
+    observer: {
+      onDelivery(event) {
+        const server = labelOf(event.serverId);
+        deliveries.inc({ server, outcome: event.result });
+        duration.observe({ server, outcome: event.result }, event.ms / 1000);
+        if (event.result === 'done') lastSuccess.set({ server }, options.clock.now() / 1000);
+      },
+    },
+    attach(daemon, healthPolicy) {
+      source = daemon;
+      policy = healthPolicy;
+      for (const part of daemon.servers) labels.set(part.server.id, serverLabel(part.server));
+    },
+  };
+}

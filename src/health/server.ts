@@ -1,0 +1,120 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import { PorterError } from '../errors.js';
+import { parseListen } from './listen.js';
+import { createMetrics, type PorterMetrics } from './metrics.js';
+import type { HealthSource } from './source.js';
+import { defaultApiStaleMs, evaluateHealth } from './status.js';
+
+/**
+ * The optional HTTP endpoint of `health.listen` (issue 4 §3):
+ *   GET /healthz  200 {status:"ok", servers:{...}} or 503 with the reasons per server;
+ *   GET /metrics  Prometheus text from porter's own registry.
+ * node:http and nothing else: two read-only routes need no framework.
+ */
+
+export interface HealthServerOptions {
+  /** "host:port" from health.listen. */
+  readonly listen: string;
+  readonly daemon: HealthSource;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** The metrics whose observer the daemon was given; without it, /metrics has no delivery counts. */
+  readonly metrics?: PorterMetrics;
+  /** API staleness bound; default max(3 × poll.idleMs, 60 s) with pollIdleMs, else 60 s. */
+  readonly apiStaleMs?: number;
+  readonly pollIdleMs?: number;
+  /** Secrets to blank out of error texts shown in /healthz (defence in depth: errors should hold none). */
+  readonly secrets?: () => readonly string[];
+}
+
+export interface HealthServer {
+  readonly port: number;
+  readonly host: string;
+  close(): Promise<void>;
+}
+
+export class HealthListenError extends PorterError {
+  override readonly code = 'E_HEALTH_LISTEN';
+}
+
+export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const { host, port } = parseListen(options.listen);
+  const { clock, daemon } = options;
+  const logger = options.logger.child({ component: 'health' });
+  const policy = {
+    startedAt: clock.now(),
+    apiStaleMs: options.apiStaleMs ?? defaultApiStaleMs(options.pollIdleMs ?? 0),
+  };
+  const metrics = options.metrics ?? createMetrics({ clock, servers: daemon.servers.map((p) => p.server) });
+  metrics.attach(daemon, policy);
+  const redact = (text: string): string => {
+    let out = text;
+    for (const secret of options.secrets?.() ?? []) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+    return out;
+  };
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = (request.url ?? '/').split('?')[0];
+    if (path !== '/healthz' && path !== '/metrics') {
+      return send(response, 404, 'application/json', JSON.stringify({ error: `no such endpoint ${path}: use /healthz or /metrics` }));
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.setHeader('Allow', 'GET, HEAD');
+      return send(response, 405, 'application/json', JSON.stringify({ error: `${request.method} not allowed: use GET` }));
+    }
+    if (path === '/healthz') {
+      const report = evaluateHealth(daemon, clock.now(), policy, redact);
+      return send(response, report.status === 'ok' ? 200 : 503, 'application/json', JSON.stringify(report), request.method === 'HEAD');
+    }
+    const text = await metrics.registry.metrics();
+    return send(response, 200, metrics.registry.contentType, text, request.method === 'HEAD');
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      logger.error({ err: error }, 'health endpoint failed to answer');
+      if (!response.headersSent) send(response, 500, 'application/json', JSON.stringify({ error: 'internal error; see porter log' }));
+      else response.destroy();
+    });
+  });
+  // A scraper that stalls must not hold sockets open for the default five minutes.
+  server.requestTimeout = 10_000;
+  server.headersTimeout = 10_000;
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      reject(
+        new HealthListenError(
+          `health.listen ${options.listen}: cannot listen (${error.code ?? error.message}); choose a free port or an address of this host`,
+          { cause: error },
+        ),
+      );
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  logger.info({ address: address.address, port: address.port }, 'health and metrics endpoint listening (/healthz, /metrics)');
+
+  return {
+    port: address.port,
+    host: address.address,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function send(response: ServerResponse, status: number, type: string, body: string, headOnly = false): void {
+  response.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+  response.end(headOnly ? undefined : body);
+}

@@ -1,0 +1,28 @@
+import type { ServerApiStats } from '../api/server-api.js';
+import type { LoopHealth } from '../delivery/loop.js';
+import type { ExecutorStats } from '../executors/executor.js';
+
+/**
+ * What /healthz and /metrics read from a running daemon, and nothing more. `RunningDaemon`
+ * (src/daemon/daemon.ts) satisfies it as it is; tests can hand in plain objects.
+ */
+export interface HealthSource {
+  readonly servers: readonly HealthServerPart[];
+  readonly journal: {
+    readonly path: string;
+    pending(serverId?: string): readonly unknown[];
+    readonly lastWriteError: Error | undefined;
+  };
+}
+
+export interface HealthServerPart {
+  readonly server: { readonly id: string; readonly name?: string | undefined };
+  readonly executor: { stats(): ExecutorStats };
+  readonly api: { stats(): ServerApiStats };
+  readonly loop: { health(): LoopHealth };
+}
+
+/** The label a server gets in logs, JSON and metrics: its configured name, else its id. */
+export function serverLabel(server: { readonly id: string; readonly name?: string | undefined }): string {
+  return server.name ?? server.id;
+}

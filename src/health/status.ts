@@ -1,0 +1,114 @@
+import { accessSync, constants } from 'node:fs';
+import { dirname } from 'node:path';
+import type { HealthSource } from './source.js';
+import { serverLabel } from './source.js';
+
+/**
+ * Decides whether each server's delivery loop is healthy (issue 4 §3), as plain data the HTTP
+ * layer turns into 200 or 503. A server is healthy when:
+ * - its executor is connected (a script executor always is);
+ * - the Seller API answered recently: no API error is pending, or the last success (or, before
+ *   the first one, the start) is at most `apiStaleMs` ago. So a loop that is merely idle — the
+ *   game server down, a long command running — is not blamed for not calling the API, and one
+ *   failed call does not flap the status, but an API that keeps failing does;
+ * - the journal is writable: its last write succeeded and the state directory is writable now
+ *   (checked on every request, so a disk gone read-only shows before the next delivery fails).
+ */
+
+export interface HealthPolicy {
+  /** How long API errors may go on without a success. Default: max(3 × poll.idleMs, 60 s). */
+  readonly apiStaleMs: number;
+  /** When porter started, for "no success yet". */
+  readonly startedAt: number;
+}
+
+export function defaultApiStaleMs(pollIdleMs: number): number {
+  return Math.max(3 * pollIdleMs, 60_000);
+}
+
+export interface JournalHealth {
+  readonly writable: boolean;
+  readonly backlog: number;
+  readonly reason?: string;
+}
+
+export interface ServerHealth {
+  readonly status: 'ok' | 'unhealthy';
+  readonly id: string;
+  readonly reasons: string[];
+  readonly executorConnected: boolean;
+  readonly reconnects: number;
+  readonly lastApiSuccessAt: string | null;
+  readonly lastApiError: string | null;
+  readonly lastDeliveryAt: string | null;
+  readonly inHand: string | null;
+  readonly backlog: number;
+}
+
+export interface HealthReport {
+  readonly status: 'ok' | 'unhealthy';
+  readonly servers: Record<string, ServerHealth>;
+  readonly journal: JournalHealth;
+}
+
+export function evaluateHealth(source: HealthSource, now: number, policy: HealthPolicy, redact: (text: string) => string = (t) => t): HealthReport {
+  const journal = journalHealth(source);
+  const servers: Record<string, ServerHealth> = {};
+  for (const part of source.servers) {
+    const loop = part.loop.health();
+    const executor = part.executor.stats();
+    const reasons: string[] = [];
+    if (!executor.connected) {
+      reasons.push('executor not connected: the game server is unreachable or refused the connection; porter pulls nothing until it reconnects');
+    }
+    const since = loop.lastApiSuccessAt ?? policy.startedAt;
+    if (loop.lastApiError !== undefined && now - since > policy.apiStaleMs) {
+      const what = loop.lastApiSuccessAt === undefined ? 'since start' : 'for';
+      reasons.push(
+        `Seller API not reachable: no successful call ${what} ${seconds(now - since)} (bound ${seconds(policy.apiStaleMs)}); last error: ${redact(loop.lastApiError)}`,
+      );
+    }
+    if (journal.reason !== undefined) reasons.push(journal.reason);
+    servers[serverLabel(part.server)] = {
+      status: reasons.length === 0 ? 'ok' : 'unhealthy',
+      id: part.server.id,
+      reasons,
+      executorConnected: executor.connected,
+      reconnects: executor.reconnects,
+      lastApiSuccessAt: iso(loop.lastApiSuccessAt),
+      lastApiError: loop.lastApiError === undefined ? null : redact(loop.lastApiError),
+      lastDeliveryAt: iso(loop.lastDeliveryAt),
+      inHand: loop.inHand ?? null,
+      backlog: source.journal.pending(part.server.id).length,
+    };
+  }
+  const healthy = Object.values(servers).every((s) => s.status === 'ok') && journal.writable;
+  return { status: healthy ? 'ok' : 'unhealthy', servers, journal };
+}
+
+function journalHealth(source: HealthSource): JournalHealth {
+  const backlog = source.journal.pending().length;
+  const failed = source.journal.lastWriteError;
+  if (failed) {
+    return { writable: false, backlog, reason: `journal not writable: the last write failed (${errnoOf(failed)}); check the state directory's permissions and free space` };
+  }
+  const dir = dirname(source.journal.path);
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    return { writable: false, backlog, reason: `journal not writable: ${dir} refuses writes (${errnoOf(error)}); check its permissions, mount and free space` };
+  }
+  return { writable: true, backlog };
+}
+
+function errnoOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
+}
+
+function iso(ms: number | undefined): string | null {
+  return ms === undefined ? null : new Date(ms).toISOString();
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)} s`;
+}

@@ -1,0 +1,60 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/schema.js';
+import type { DeliveryObserver } from '../delivery/loop.js';
+import { createMetrics } from './metrics.js';
+import { startHealthServer, type HealthServer } from './server.js';
+import type { HealthSource } from './source.js';
+
+/**
+ * Connects the health/metrics endpoint to runDaemon in one place, so `porter run` and
+ * `porter demo` wire it the same way:
+ *
+ *   const health = healthWiring(config, { logger, clock });
+ *   const code = await runDaemon({ config, logger, ..., ...health?.daemonOptions });
+ *   await health?.close();
+ *
+ * Returns undefined when the config has no `health` section: no port is opened then.
+ */
+export interface HealthWiring {
+  readonly daemonOptions: {
+    readonly observer: DeliveryObserver;
+    readonly onStarted: (daemon: HealthSource) => Promise<void>;
+  };
+  /** The endpoint once started (undefined before onStarted ran). */
+  server(): HealthServer | undefined;
+  close(): Promise<void>;
+}
+
+export function healthWiring(
+  config: Pick<Config, 'health' | 'servers' | 'poll'>,
+  deps: { readonly logger: Logger; readonly clock: Clock; readonly secrets?: () => readonly string[] },
+): HealthWiring | undefined {
+  const listen = config.health?.listen;
+  if (listen === undefined) return undefined;
+  const metrics = createMetrics({ clock: deps.clock, servers: config.servers });
+  let server: HealthServer | undefined;
+  let closed = false;
+  return {
+    daemonOptions: {
+      observer: metrics.observer,
+      onStarted: async (daemon) => {
+        if (closed) return;
+        server = await startHealthServer({
+          listen,
+          daemon,
+          logger: deps.logger,
+          clock: deps.clock,
+          metrics,
+          pollIdleMs: config.poll.idleMs,
+          ...(deps.secrets ? { secrets: deps.secrets } : {}),
+        });
+      },
+    },
+    server: () => server,
+    close: async () => {
+      closed = true;
+      await server?.close();
+    },
+  };
+}
