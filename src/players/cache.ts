@@ -1,0 +1,200 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import { NotSentError } from '../executors/executor.js';
+import { normalizeIdentifiers } from './normalize.js';
+
+export interface PlayerCacheOptions {
+  /** Reads the raw identifiers once (preset over RCON, or a script). */
+  readonly read: (signal?: AbortSignal) => Promise<string[]>;
+  /** How long a successful list is reused before it is read again. */
+  readonly refreshMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Called with the identifiers that were not in the previous successful list. */
+  readonly onJoin?: (newIds: string[]) => void;
+}
+
+/** A failed read is retried after at most this long, however long refreshMs is. */
+const FAILURE_RETRY_MS = 1000;
+/** At most one warning per this long for repeated read failures (and for cut lists). */
+const WARN_EVERY_MS = 60_000;
+
+/**
+ * Who is online, read at most once per `refreshMs` and shared by every caller.
+ *
+ * A read that fails yields an empty list: commands that do not need the player online still
+ * run, and the failure is logged (rate-limited) instead of stopping deliveries. Some failures
+ * are passed on instead, because pulling then would claim a command that cannot run (DESIGN §2):
+ * the caller's own abort, NotSentError (the game server cannot be reached right now) and errors
+ * whose exitCode is 78 (credentials rejected).
+ */
+export class PlayerCache {
+  readonly #o: PlayerCacheOptions;
+  #last: { ids: string[]; at: number } | undefined;
+  #failedAt: number | undefined;
+  #inflight: Promise<string[]> | undefined;
+  #watching = false;
+  #failuresSinceWarn = 0;
+  #lastFailureWarnAt: number | undefined;
+  #lastCutWarnAt: number | undefined;
+
+  constructor(options: PlayerCacheOptions) {
+    if (!(options.refreshMs > 0)) throw new RangeError('refreshMs must be a positive number of milliseconds');
+    this.#o = options;
+  }
+
+  /** The normalised online identifiers; reads the game server only when the cached list is stale. */
+  async get(signal?: AbortSignal): Promise<string[]> {
+    signal?.throwIfAborted();
+    const fresh = this.#freshList();
+    if (fresh) return [...fresh];
+    this.#inflight ??= this.#read(signal).finally(() => {
+      this.#inflight = undefined;
+    });
+    try {
+      return [...(await untilAborted(this.#inflight, signal))];
+    } catch (error) {
+      if (signal?.aborted || mustPassOn(error)) throw error;
+      // The shared read was aborted by the caller that started it; this caller still gets an answer.
+      return [];
+    }
+  }
+
+  /**
+   * Reads again whenever the list goes stale, so a player who joins while the loop is idle is
+   * noticed within about refreshMs (onJoin then wakes the loop). Stops when `signal` aborts and
+   * leaves no timer behind.
+   */
+  startWatching(signal: AbortSignal): void {
+    if (this.#watching || signal.aborted) return;
+    this.#watching = true;
+    void (async () => {
+      try {
+        while (!signal.aborted) {
+          const ok = await this.get(signal).then(
+            () => true,
+            () => false,
+          );
+          // A failure that was passed on (server unreachable) caches nothing: try again in a moment.
+          const wait = ok ? this.#msUntilStale() : this.#failureRetryMs();
+          await this.#o.clock.sleep(wait, signal);
+        }
+      } catch {
+        // sleep rejects when the signal aborts: that is the way out.
+      } finally {
+        this.#watching = false;
+      }
+    })();
+  }
+
+  #freshList(): string[] | undefined {
+    const now = this.#o.clock.now();
+    if (this.#failedAt !== undefined && now - this.#failedAt < this.#failureRetryMs()) return [];
+    if (this.#last && now - this.#last.at < this.#o.refreshMs) return this.#last.ids;
+    return undefined;
+  }
+
+  #msUntilStale(): number {
+    const now = this.#o.clock.now();
+    const until =
+      this.#failedAt !== undefined
+        ? this.#failedAt + this.#failureRetryMs()
+        : this.#last
+          ? this.#last.at + this.#o.refreshMs
+          : now + this.#o.refreshMs;
+    // Never 0: a clock that does not move must not turn the watcher into a busy loop.
+    return Math.max(1, until - now);
+  }
+
+  #failureRetryMs(): number {
+    return Math.min(this.#o.refreshMs, FAILURE_RETRY_MS);
+  }
+
+  async #read(signal: AbortSignal | undefined): Promise<string[]> {
+    const { clock, logger } = this.#o;
+    let raw: string[];
+    try {
+      raw = await this.#o.read(signal);
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (mustPassOn(error)) throw error;
+      this.#failedAt = clock.now();
+      this.#warnFailure(error);
+      return [];
+    }
+    const now = clock.now();
+    if (this.#failedAt !== undefined) logger.info('online players are readable again');
+    this.#failedAt = undefined;
+    this.#failuresSinceWarn = 0;
+    const { ids, cut } = normalizeIdentifiers(raw);
+    if (cut > 0 && (this.#lastCutWarnAt === undefined || now - this.#lastCutWarnAt >= WARN_EVERY_MS)) {
+      this.#lastCutWarnAt = now;
+      logger.warn({ online: ids.length + cut, cut }, 'more than 4,096 players online: only the first 4,096 are sent with a pull');
+    }
+    const previous = this.#last;
+    this.#last = { ids, at: now };
+    // The first list is a baseline, not a wave of joins: the loop pulls with it anyway.
+    if (previous) this.#announceJoins(previous.ids, ids);
+    return ids;
+  }
+
+  #announceJoins(before: readonly string[], after: readonly string[]): void {
+    const known = new Set(before);
+    const joined = after.filter((id) => !known.has(id));
+    if (joined.length === 0 || !this.#o.onJoin) return;
+    try {
+      this.#o.onJoin(joined);
+    } catch (error) {
+      this.#o.logger.error({ err: describe(error) }, 'the onJoin callback threw; ignoring it');
+    }
+  }
+
+  #warnFailure(error: unknown): void {
+    const now = this.#o.clock.now();
+    this.#failuresSinceWarn++;
+    const err = describe(error);
+    if (this.#lastFailureWarnAt !== undefined && now - this.#lastFailureWarnAt < WARN_EVERY_MS) {
+      this.#o.logger.debug({ err }, 'could not read the online players (again)');
+      return;
+    }
+    this.#lastFailureWarnAt = now;
+    this.#o.logger.warn(
+      { err, failures: this.#failuresSinceWarn },
+      'could not read the online players: pulling with an empty list, so only commands that do not need the player online run',
+    );
+    this.#failuresSinceWarn = 0;
+  }
+}
+
+/** Only the message and code: the error objects of a transport may carry more than we want in a log. */
+function describe(error: unknown): { message: string; code?: string } {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? { message: error.message, code } : { message: error.message };
+  }
+  return { message: String(error) };
+}
+
+function mustPassOn(error: unknown): boolean {
+  if (error instanceof NotSentError) return true;
+  return (error as { exitCode?: unknown } | null)?.exitCode === 78;
+}
+
+/** Waits for a shared promise, but lets this caller leave early when its own signal aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
