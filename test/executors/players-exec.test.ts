@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { pino } from 'pino';
 import { execPlayerReader, PlayerScriptError } from '../../src/players/exec-source.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { fixture, isAlive, killQuietly, readPids } from './process-helpers.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -48,8 +49,8 @@ describe('execPlayerReader', () => {
     const pids = await readPids(pidfile);
     try {
       await assert.rejects(reading, /did not finish within 300 ms and was killed/);
-      assert.equal(isAlive(pids.leader), false);
-      assert.equal(isAlive(pids.child), false);
+      assert.throws(() => process.kill(pids.leader, 0), { code: 'ESRCH' });
+      await waitFor(() => !isAlive(pids.child), { what: 'the script\'s child to be killed with its group' });
     } finally {
       killQuietly(pids.child);
       await rm(dir, { recursive: true, force: true });
@@ -65,7 +66,7 @@ describe('execPlayerReader', () => {
     try {
       controller.abort();
       await assert.rejects(reading, /was stopped before it finished/);
-      assert.equal(isAlive(pids.child), false);
+      await waitFor(() => !isAlive(pids.child), { what: 'the script\'s child to be killed with its group' });
     } finally {
       killQuietly(pids.child);
       await rm(dir, { recursive: true, force: true });

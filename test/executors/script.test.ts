@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { ScriptExecutor, type ScriptExecutorConfig } from '../../src/executors/script.js';
 import { CommandFailedError, CommandRefusedError, NotSentError, OutcomeUnknownError } from '../../src/executors/executor.js';
 import { ConfigError } from '../../src/errors.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { fixture, isAlive, killQuietly, readPids } from './process-helpers.js';
 
 const logger = pino({ level: 'silent' });
@@ -126,7 +127,7 @@ describe('ScriptExecutor', () => {
       });
       assert.ok(Date.now() - started < 5000);
       assert.throws(() => process.kill(pids.leader, 0), { code: 'ESRCH' });
-      assert.equal(isAlive(pids.child), false, 'the script\'s child was killed with it');
+      await waitFor(() => !isAlive(pids.child), { what: 'the script\'s child was killed with it' });
     } finally {
       killQuietly(pids.child);
     }
@@ -143,7 +144,7 @@ describe('ScriptExecutor', () => {
         return true;
       });
       assert.throws(() => process.kill(pids.leader, 0), { code: 'ESRCH' });
-      assert.equal(isAlive(pids.child), false);
+      await waitFor(() => !isAlive(pids.child), { what: 'the script\'s child to be killed with its group' });
     } finally {
       killQuietly(pids.leader);
       killQuietly(pids.child);
@@ -206,7 +207,7 @@ describe('ScriptExecutor', () => {
     try {
       await script.close();
       await assert.rejects(run, OutcomeUnknownError);
-      assert.equal(isAlive(pids.child), false);
+      await waitFor(() => !isAlive(pids.child), { what: 'the script\'s child to be killed with its group' });
       await assert.rejects(script.execute('x', context), NotSentError);
     } finally {
       killQuietly(pids.child);
