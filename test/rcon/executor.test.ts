@@ -168,7 +168,7 @@ describe('RconExecutor when the game server goes away', () => {
         assert.match(error.message, /not connected.*not sent/);
         return true;
       });
-      assert.ok(performance.now() - started < 200, 'no waiting for a connect timeout');
+      assert.ok(performance.now() - started < 500, 'no waiting for a connect timeout (2 s)');
       assert.equal(executor.stats().connected, false);
 
       const ready = executor.waitReady(AbortSignal.timeout(5000));

@@ -1,0 +1,429 @@
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { bodyText, encodePacket, PacketDecoder, PacketType, SPEC_MAX_BODY_BYTES, type RconPacket } from '../rcon/codec.js';
+import type { RconFlavour } from '../rcon/exchange.js';
+import { isQueryCommand, runSimCommand, type SimAnswer } from './rcon-answers.js';
+import { runMinecraftCommand, type MinecraftWorld } from './rcon-minecraft-commands.js';
+import { runPalworldCommand, runSourceCommand } from './rcon-other-commands.js';
+import { SimPlayers } from './rcon-players.js';
+
+/**
+ * A fake RCON game server on 127.0.0.1 for `porter demo` and the tests. Minecraft flavour copies
+ * vanilla's RconClient thread (net.minecraft.server.rcon.thread.RconClient): one blocking read of
+ * up to 1,460 bytes per packet and the connection closed when that read is not exactly one
+ * packet; answers split every 4,096 characters, each fragment its own packet with the request id
+ * and no end marker; `Unknown request <hex>` for unknown types; id -1 for a wrong password and for
+ * commands before login. Source flavour copies srcds: an empty RESPONSE_VALUE before the
+ * AUTH_RESPONSE, an empty RESPONSE_VALUE request mirrored and followed by an extra packet.
+ * id0 flavour copies Palworld: every answer carries id 0.
+ */
+
+export interface RconServerOptions {
+  readonly password: string;
+  readonly flavour?: RconFlavour;
+  /** Players online at start. */
+  readonly players?: readonly string[];
+  /** 0 (default) picks a free port. */
+  readonly port?: number;
+  readonly host?: string;
+  readonly maxPlayers?: number;
+  readonly logger?: Logger;
+  /** Timestamp source for `executed`; Date.now by default. */
+  readonly now?: () => number;
+}
+
+export interface ExecutedCommand {
+  readonly command: string;
+  readonly at: number;
+  /** A read-only listing (`list`, `status`, `ShowPlayers`…): skip it when counting deliveries. */
+  readonly query: boolean;
+  /** Which TCP connection (1, 2, …) it came in on. */
+  readonly connection: number;
+}
+
+/**
+ * Faults for the next command that is not a query:
+ * - hang: runs it, never answers and reads nothing more on that connection (a stuck server);
+ * - close-before-answer: runs it, then drops the connection without answering;
+ * - close-after-answer: runs it, answers, then closes the connection;
+ * - close-without-running: drops the connection on receipt; the command does not run.
+ */
+export type RconFault = 'hang' | 'close-before-answer' | 'close-after-answer' | 'close-without-running';
+
+export interface HandlerContext {
+  readonly flavour: RconFlavour;
+  readonly online: readonly string[];
+}
+
+/** Overrides the answer to a command; return undefined to fall back to the built-in game semantics. */
+export type RconCommandHandler = (command: string, context: HandlerContext) => string | SimAnswer | undefined;
+
+export interface FakeRconServer {
+  readonly host: string;
+  readonly port: number;
+  readonly flavour: RconFlavour;
+  /** Every command the server ran, in order (queries flagged). */
+  readonly executed: ExecutedCommand[];
+  /** Connections open now. */
+  readonly connections: number;
+  /** Connections accepted since start. */
+  readonly totalConnections: number;
+  /** Logins refused because of a wrong password. */
+  readonly authFailures: number;
+  /** Connections the server closed because a read was not exactly one packet (Minecraft). */
+  readonly framingViolations: number;
+  /** Most commands ever received on one connection before the previous one was answered. */
+  readonly maxInFlight: number;
+  online(): string[];
+  setOnline(names: readonly string[]): void;
+  join(name: string): void;
+  leave(name: string): void;
+  failNext(kind: RconFault): void;
+  setHandler(handler: RconCommandHandler | undefined): void;
+  setPassword(password: string): void;
+  /** Stops listening and drops every connection, keeping state: the game server is down. */
+  down(): Promise<void>;
+  /** Listens again on the same port. */
+  up(): Promise<void>;
+  /** A game server restart: down() then up(). */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Minecraft's read buffer in RconClient: one read per packet, at most this many bytes. */
+const MINECRAFT_READ_BYTES = 1460;
+/** Minecraft splits answers every 4,096 UTF-16 units (String.substring). */
+const MINECRAFT_FRAGMENT_CHARS = 4096;
+/** What srcds sends after mirroring the empty RESPONSE_VALUE. */
+const SRCDS_EXTRA_BODY = Buffer.from([0x00, 0x01, 0x00, 0x00]);
+
+export async function startRconServer(options: RconServerOptions): Promise<FakeRconServer> {
+  const server = new FakeRconServerImpl(options);
+  await server.up();
+  return server;
+}
+
+class FakeRconServerImpl implements FakeRconServer {
+  readonly host: string;
+  readonly flavour: RconFlavour;
+  readonly executed: ExecutedCommand[] = [];
+  readonly world: MinecraftWorld;
+  readonly #options: RconServerOptions;
+  readonly #now: () => number;
+  readonly #sockets = new Set<Socket>();
+  readonly #faults: RconFault[] = [];
+  #server: Server | undefined;
+  #port: number;
+  #password: string;
+  #handler: RconCommandHandler | undefined;
+  #closed = false;
+  totalConnections = 0;
+  authFailures = 0;
+  framingViolations = 0;
+  maxInFlight = 0;
+
+  constructor(options: RconServerOptions) {
+    this.#options = options;
+    this.host = options.host ?? '127.0.0.1';
+    this.flavour = options.flavour ?? 'minecraft';
+    this.#port = options.port ?? 0;
+    this.#password = options.password;
+    this.#now = options.now ?? Date.now;
+    this.world = { players: new SimPlayers(options.players ?? []), maxPlayers: options.maxPlayers ?? 20, balances: new Map() };
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  get connections(): number {
+    return this.#sockets.size;
+  }
+
+  get password(): string {
+    return this.#password;
+  }
+
+  get logger(): Logger | undefined {
+    return this.#options.logger;
+  }
+
+  online(): string[] {
+    return this.world.players.list();
+  }
+
+  setOnline(names: readonly string[]): void {
+    this.world.players.set(names);
+  }
+
+  join(name: string): void {
+    this.world.players.join(name);
+  }
+
+  leave(name: string): void {
+    this.world.players.leave(name);
+  }
+
+  failNext(kind: RconFault): void {
+    this.#faults.push(kind);
+  }
+
+  setHandler(handler: RconCommandHandler | undefined): void {
+    this.#handler = handler;
+  }
+
+  setPassword(password: string): void {
+    this.#password = password;
+  }
+
+  async up(): Promise<void> {
+    if (this.#closed) throw new Error('the fake RCON server was closed; start a new one');
+    if (this.#server) return;
+    const server = createServer((socket) => this.#accept(socket));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.#port, this.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (error) => this.logger?.warn({ err: error }, 'fake RCON server error'));
+    this.#server = server;
+    this.#port = (server.address() as AddressInfo).port;
+    this.logger?.debug({ port: this.#port, flavour: this.flavour }, 'fake RCON server listening');
+  }
+
+  async down(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    for (const socket of this.#sockets) socket.destroy();
+    this.#sockets.clear();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  async restart(): Promise<void> {
+    await this.down();
+    await this.up();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.down();
+  }
+
+  stop(): Promise<void> {
+    return this.close();
+  }
+
+  /** Fault for this command, if it is one that faults apply to. */
+  takeFault(command: string): RconFault | undefined {
+    return isQueryCommand(command) ? undefined : this.#faults.shift();
+  }
+
+  /** Runs a command: records it, then computes the answer. */
+  run(command: string, connection: number): SimAnswer {
+    this.executed.push({ command, at: this.#now(), query: isQueryCommand(command), connection });
+    this.logger?.debug({ command, connection }, 'fake RCON server ran a command');
+    const custom = this.#handler?.(command, { flavour: this.flavour, online: this.online() });
+    if (custom !== undefined) return typeof custom === 'string' ? { text: custom } : custom;
+    const sim = runSimCommand(command);
+    if (sim) return sim;
+    if (this.flavour === 'minecraft') return runMinecraftCommand(command, this.world);
+    if (this.flavour === 'source') return runSourceCommand(command, this.world.players, this.world.maxPlayers);
+    return runPalworldCommand(command, this.world.players);
+  }
+
+  noteInFlight(count: number): void {
+    this.maxInFlight = Math.max(this.maxInFlight, count);
+  }
+
+  #accept(socket: Socket): void {
+    this.totalConnections += 1;
+    this.#sockets.add(socket);
+    socket.setNoDelay(true);
+    socket.on('close', () => this.#sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    new SimConnection(this, socket, this.totalConnections);
+  }
+}
+
+/** One client connection; processes requests strictly one after another, as the real servers do. */
+class SimConnection {
+  readonly #server: FakeRconServerImpl;
+  readonly #socket: Socket;
+  readonly #number: number;
+  /** Counts commands received vs answered, independent of how the flavour reads. */
+  readonly #shadow = new PacketDecoder();
+  #received = 0;
+  #answered = 0;
+  /** Unread bytes (Minecraft reads raw) or decoded packets (the others). */
+  #raw: Buffer = Buffer.alloc(0);
+  readonly #packets: RconPacket[] = [];
+  readonly #decoder = new PacketDecoder({ maxPacketLength: SPEC_MAX_BODY_BYTES + 10 });
+  #authed = false;
+  #busy = false;
+
+  constructor(server: FakeRconServerImpl, socket: Socket, number: number) {
+    this.#server = server;
+    this.#socket = socket;
+    this.#number = number;
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+  }
+
+  #onData(chunk: Buffer): void {
+    this.#countRequests(chunk);
+    if (this.#server.flavour === 'minecraft') {
+      this.#raw = Buffer.concat([this.#raw, chunk]);
+    } else {
+      try {
+        this.#packets.push(...this.#decoder.push(chunk));
+      } catch {
+        this.#socket.destroy();
+        return;
+      }
+    }
+    void this.#pump();
+  }
+
+  #countRequests(chunk: Buffer): void {
+    try {
+      for (const packet of this.#shadow.push(chunk)) {
+        if (packet.type === PacketType.EXECCOMMAND && this.#authed) {
+          this.#received += 1;
+          this.#server.noteInFlight(this.#received - this.#answered);
+        }
+      }
+    } catch {
+      // The real reader below decides what to do with garbage.
+    }
+  }
+
+  async #pump(): Promise<void> {
+    if (this.#busy) return;
+    this.#busy = true;
+    try {
+      while (!this.#socket.destroyed) {
+        if (this.#server.flavour === 'minecraft') {
+          if (this.#raw.length === 0) break;
+          // Like RconClient: whatever is there now, up to 1,460 bytes, is one read.
+          const read = this.#raw.subarray(0, MINECRAFT_READ_BYTES);
+          this.#raw = this.#raw.subarray(read.length);
+          const keepGoing = await this.#minecraftRead(read);
+          if (!keepGoing) return; // hung: stays busy for good
+        } else {
+          const packet = this.#packets.shift();
+          if (!packet) break;
+          const keepGoing = await this.#sourcePacket(packet);
+          if (!keepGoing) return;
+        }
+      }
+    } catch {
+      this.#socket.destroy();
+    }
+    this.#busy = false;
+  }
+
+  /** Returns false when the connection must read nothing more (hang). */
+  async #minecraftRead(read: Buffer): Promise<boolean> {
+    if (read.length < 10 || read.readInt32LE(0) !== read.length - 4) {
+      this.#server.framingViolations += 1;
+      this.#server.logger?.debug({ bytes: read.length }, 'fake Minecraft RCON: read was not exactly one packet; closing');
+      this.#socket.destroy();
+      return false;
+    }
+    const id = read.readInt32LE(4);
+    const type = read.readInt32LE(8);
+    const body = bodyText(read.subarray(12));
+    if (type === PacketType.EXECCOMMAND) {
+      if (!this.#authed) {
+        this.#send(-1, PacketType.AUTH_RESPONSE, '');
+        return true;
+      }
+      return this.#runCommand(body, (text) => {
+        for (let start = 0; ; start += MINECRAFT_FRAGMENT_CHARS) {
+          this.#send(id, PacketType.RESPONSE_VALUE, text.slice(start, start + MINECRAFT_FRAGMENT_CHARS));
+          if (start + MINECRAFT_FRAGMENT_CHARS >= text.length) break;
+        }
+      });
+    }
+    if (type === PacketType.AUTH) {
+      this.#authed = body !== '' && body === this.#server.password;
+      if (this.#authed) this.#send(id, PacketType.AUTH_RESPONSE, '');
+      else this.#refuseLogin();
+      return true;
+    }
+    this.#send(id, PacketType.RESPONSE_VALUE, `Unknown request ${(type >>> 0).toString(16)}`);
+    return true;
+  }
+
+  async #sourcePacket(packet: RconPacket): Promise<boolean> {
+    const id0 = this.#server.flavour === 'id0';
+    const replyId = (id: number) => (id0 ? 0 : id);
+    const body = bodyText(packet.body);
+    if (packet.type === PacketType.AUTH) {
+      this.#authed = body !== '' && body === this.#server.password;
+      if (!id0) this.#send(packet.id, PacketType.RESPONSE_VALUE, '');
+      if (this.#authed) this.#send(replyId(packet.id), PacketType.AUTH_RESPONSE, '');
+      else this.#refuseLogin();
+      return true;
+    }
+    if (!this.#authed) {
+      // srcds drops a connection that sends anything but a login first.
+      this.#socket.destroy();
+      return false;
+    }
+    if (packet.type === PacketType.EXECCOMMAND) {
+      return this.#runCommand(body, (text) => {
+        if (id0) {
+          this.#send(0, PacketType.RESPONSE_VALUE, text);
+          return;
+        }
+        const bytes = Buffer.from(text, 'utf8');
+        // srcds splits by bytes, so a UTF-8 sequence may straddle two packets.
+        for (let start = 0; ; start += SPEC_MAX_BODY_BYTES) {
+          this.#send(packet.id, PacketType.RESPONSE_VALUE, bytes.subarray(start, start + SPEC_MAX_BODY_BYTES));
+          if (start + SPEC_MAX_BODY_BYTES >= bytes.length) break;
+        }
+      });
+    }
+    if (packet.type === PacketType.RESPONSE_VALUE && !id0) {
+      this.#send(packet.id, PacketType.RESPONSE_VALUE, '');
+      this.#send(packet.id, PacketType.RESPONSE_VALUE, SRCDS_EXTRA_BODY);
+    }
+    return true;
+  }
+
+  async #runCommand(command: string, answer: (text: string) => void): Promise<boolean> {
+    const fault = this.#server.takeFault(command);
+    if (fault === 'close-without-running') {
+      this.#socket.destroy();
+      return false;
+    }
+    const result = this.#server.run(command, this.#number);
+    if (fault === 'hang') return false;
+    if (fault === 'close-before-answer') {
+      this.#socket.destroy();
+      return false;
+    }
+    if (result.delayMs) await new Promise((resolve) => setTimeout(resolve, result.delayMs));
+    if (this.#socket.destroyed) return false;
+    answer(result.text);
+    this.#answered += 1;
+    if (fault === 'close-after-answer') {
+      this.#socket.destroySoon();
+      return false;
+    }
+    return true;
+  }
+
+  #refuseLogin(): void {
+    this.#server.authFailures += 1;
+    this.#send(-1, PacketType.AUTH_RESPONSE, '');
+  }
+
+  #send(id: number, type: number, body: string | Buffer): void {
+    if (this.#socket.destroyed || !this.#socket.writable) return;
+    this.#socket.write(encodePacket(id, type, body));
+  }
+}
