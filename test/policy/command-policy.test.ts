@@ -1,0 +1,182 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError } from '../../src/errors.js';
+import type { GamePreset } from '../../src/players/preset.js';
+import { presetFor } from '../../src/players/presets/index.js';
+import { compileCommandPolicy, type CommandPolicy } from '../../src/policy/command-policy.js';
+import { commandRoots } from '../../src/policy/command-roots.js';
+
+const minecraft = presetFor({ preset: 'minecraft', refreshMs: 2000 });
+const source = presetFor({ preset: 'source', refreshMs: 2000 });
+const ark = presetFor({ preset: 'ark', refreshMs: 2000 });
+const none = presetFor({ preset: 'none', refreshMs: 2000 });
+
+function refused(policy: CommandPolicy, command: string): string {
+  const verdict = policy.check(command);
+  assert.equal(verdict.ok, false, `expected "${command}" to be refused`);
+  return verdict.ok ? '' : verdict.reason;
+}
+
+function allowed(policy: CommandPolicy, command: string): void {
+  const verdict = policy.check(command);
+  assert.deepEqual(verdict, { ok: true }, `expected "${command}" to pass`);
+}
+
+/** What a store renders from a template with a buyer-chosen nickname. */
+const render = (template: string, nickname: string) => template.replaceAll('{player}', nickname);
+
+describe('commandRoots', () => {
+  test('strips slashes and namespaces, follows execute … run chains and ARK cheat prefixes', () => {
+    assert.deepEqual(commandRoots('  /Minecraft:OP   Steve '), [['op', 'steve']]);
+    assert.deepEqual(commandRoots('execute as @a at @s run execute if entity @s run bukkit:op x'), [
+      ['execute', 'as', '@a', 'at', '@s', 'run', 'execute', 'if', 'entity', '@s', 'run', 'bukkit:op', 'x'],
+      ['execute', 'if', 'entity', '@s', 'run', 'bukkit:op', 'x'],
+      ['op', 'x'],
+    ]);
+    assert.deepEqual(commandRoots('admincheat DoExit'), [['doexit']]);
+    assert.deepEqual(commandRoots(''), []);
+  });
+});
+
+describe('command policy: root-command rules', () => {
+  const policy = compileCommandPolicy(minecraft, { deny: ['give'], defaultDeny: true });
+
+  test('every spelling of a denied root is refused, with the rule named', () => {
+    for (const command of ['op Steve', '/op Steve', '/OP Steve', 'minecraft:op Steve', 'bukkit:op Steve', 'essentials:op x', '   op    Steve', '\top\tSteve', '//op x']) {
+      assert.equal(refused(policy, command), 'denied by the minecraft preset\'s default deny rule "op" (set commandPolicy.defaultDeny to false to allow it)', command);
+    }
+    assert.equal(refused(policy, 'give Steve diamond'), 'denied by commandPolicy rule "give"');
+  });
+
+  test('whole tokens only: a root that merely starts the same is not caught', () => {
+    allowed(policy, 'opsay hello');
+    allowed(policy, 'stopwatch start');
+    allowed(policy, 'say op');
+    allowed(policy, 'tellraw @a "stop"');
+  });
+
+  test('multi-word roots match however the words are spaced, and only those words', () => {
+    for (const command of ['whitelist off', 'whitelist   off', 'WHITELIST OFF', '/minecraft:whitelist off', 'execute run whitelist off']) {
+      assert.match(refused(policy, command), /"whitelist off"/, command);
+    }
+    allowed(policy, 'whitelist add Steve');
+    allowed(policy, 'whitelist on');
+    assert.match(refused(policy, 'kill @e'), /"kill @e"/);
+    allowed(policy, 'kill @e[type=zombie]');
+    allowed(policy, 'kill Steve');
+  });
+
+  test('execute … run chains are searched for denied roots', () => {
+    for (const command of ['execute as @a run op x', 'execute as @a run minecraft:op x', 'minecraft:execute at @s run execute if entity @s run /op x', 'EXECUTE AS @a RUN OP x']) {
+      assert.match(refused(policy, command), /"op"/, command);
+    }
+    allowed(policy, 'execute as @a run say hi');
+  });
+
+  test('defaultDeny: false lets the preset list go; the owner\'s own rules stay', () => {
+    const open = compileCommandPolicy(minecraft, { deny: ['give'], defaultDeny: false });
+    allowed(open, 'op Steve');
+    assert.equal(refused(open, 'give Steve diamond'), 'denied by commandPolicy rule "give"');
+  });
+
+  test('no config at all: the preset default deny list applies', () => {
+    const defaults = compileCommandPolicy(minecraft);
+    for (const command of ['op Steve', 'deop Owner', 'stop', 'restart', 'reload', 'rl', 'ban-ip 1.2.3.4', 'save-off', 'transfer evil.example 25565 @a']) refused(defaults, command);
+    allowed(defaults, 'give Steve diamond 1');
+    allowed(defaults, 'lp user Steve parent add vip');
+    allowed(defaults, 'pardon Steve');
+  });
+});
+
+describe('command policy: regex rules and allow lists', () => {
+  test('/regex/flags is tested against the whole command', () => {
+    const policy = compileCommandPolicy(none, { deny: ['/@e\\b/', '/^give \\S+ bedrock/i'], defaultDeny: true });
+    assert.equal(refused(policy, 'effect give @e[type=cow] speed'), 'denied by commandPolicy rule "/@e\\b/"');
+    assert.match(refused(policy, 'GIVE Steve Bedrock 1'), /bedrock/);
+    allowed(policy, 'give Steve diamond');
+  });
+
+  test('g and y flags do not make the answer change from one call to the next', () => {
+    const policy = compileCommandPolicy(none, { deny: ['/x/gy'], defaultDeny: true });
+    for (let i = 0; i < 3; i++) refused(policy, 'x');
+  });
+
+  test('with allow, only commands whose every root is allowed (or that match an allow regex) pass', () => {
+    const policy = compileCommandPolicy(minecraft, { allow: ['give', 'execute', 'lp user', '/^say [a-z ]+$/'], defaultDeny: true });
+    allowed(policy, 'give Steve diamond');
+    allowed(policy, '/minecraft:give Steve diamond');
+    allowed(policy, 'execute as Steve run give @s diamond');
+    allowed(policy, 'lp user Steve parent add vip');
+    allowed(policy, 'say thanks for buying');
+    assert.match(refused(policy, 'tp Steve 0 100 0'), /not allowed by commandPolicy\.allow.*"tp"/);
+    assert.match(refused(policy, 'execute as Steve run tp @s 0 0 0'), /not allowed/);
+    assert.match(refused(policy, 'lp group vip permission set *'), /not allowed/);
+    // Deny wins over allow.
+    assert.match(refused(policy, 'execute as Steve run op Steve'), /"op"/);
+    assert.match(refused(compileCommandPolicy(minecraft, { allow: ['op'], defaultDeny: true }), 'op Steve'), /"op"/);
+  });
+
+  test('an empty allow list allows nothing', () => {
+    refused(compileCommandPolicy(none, { allow: [], defaultDeny: true }), 'give Steve diamond');
+  });
+
+  test('bad rules are ConfigErrors that name the entry', () => {
+    assert.throws(() => compileCommandPolicy(none, { deny: ['op', '/(/'], defaultDeny: true }), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /commandPolicy\.deny\[1\] "\/\(\/" is not a valid regular expression/);
+      return true;
+    });
+    assert.throws(() => compileCommandPolicy(none, { allow: ['   '], defaultDeny: true }), /commandPolicy\.allow\[0\] is empty/);
+    assert.throws(() => compileCommandPolicy(none, { deny: ['minecraft:'], defaultDeny: true }), /commandPolicy\.deny\[0\] is empty/);
+  });
+});
+
+describe('command policy: nickname injection', () => {
+  const give = 'give {player} diamond 1';
+
+  test('CR, LF and NUL are refused on every preset, whatever the rules', () => {
+    for (const preset of [minecraft, source, ark, none] as GamePreset[]) {
+      const policy = compileCommandPolicy(preset, { allow: ['/.*/s'], defaultDeny: false });
+      for (const nickname of ['Steve\nop Steve', 'Steve\r\nop Steve', 'Steve\rstop', 'Steve\0op Steve']) {
+        assert.match(refused(policy, render(give, nickname)), /CR, LF or NUL/, `${preset.name}: ${JSON.stringify(nickname)}`);
+      }
+    }
+  });
+
+  test('Source consoles split on ";": any ";" is refused there, even with defaultDeny off', () => {
+    const policy = compileCommandPolicy(source, { defaultDeny: false });
+    for (const nickname of ['Steve; op Steve', 'Steve;quit', ';rcon_password x']) {
+      assert.match(refused(policy, render('sm_givecredits "{player}" 100', nickname)), /";".*second command/);
+    }
+    allowed(policy, render('sm_givecredits "{player}" 100', 'Steve'));
+  });
+
+  test('on Minecraft ";" does not start a second command, so a name with one stays a single (harmless) command', () => {
+    const policy = compileCommandPolicy(minecraft);
+    allowed(policy, render(give, 'Steve; op Steve'));
+  });
+
+  test('a nickname that turns an execute template into an op chain is refused', () => {
+    const policy = compileCommandPolicy(minecraft);
+    for (const nickname of ['x run op x', 'x run minecraft:op x', 'x run execute run bukkit:op x', 'x run whitelist off']) {
+      refused(policy, render('execute as {player} run give @s diamond', nickname));
+    }
+    allowed(policy, render('execute as {player} run give @s diamond', 'Steve'));
+  });
+
+  test('the direct attempts are refused: minecraft:op, /OP, execute as @a run op x, bukkit:op', () => {
+    const policy = compileCommandPolicy(minecraft);
+    for (const command of ['minecraft:op attacker', '/OP attacker', 'execute as @a run op x', 'bukkit:op attacker']) {
+      assert.match(refused(policy, command), /"op"/, command);
+    }
+  });
+
+  test('ARK: admincheat / cheat prefixes do not hide a denied command, and "|" cannot chain one', () => {
+    const policy = compileCommandPolicy(ark);
+    assert.match(refused(policy, 'admincheat DoExit'), /"DoExit"/);
+    assert.match(refused(policy, 'cheat doexit'), /"DoExit"/);
+    assert.match(refused(policy, render('GiveItemToPlayer {player} Blueprint 1 0 0', '1 | admincheat DoExit')), /"DoExit"|"\/\\\|\/"/);
+    assert.match(refused(policy, render('ServerChatTo "{player}" thanks', 'x" | SetCheatPlayer true')), /default deny rule/);
+    allowed(policy, 'ScriptCommand tcsar addarctotal 76561198000000001 500');
+  });
+});
