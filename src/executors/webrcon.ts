@@ -6,13 +6,13 @@ import { ConfigError, CredentialsError } from '../errors.js';
 import {
   assertSingleLine,
   NotSentError,
-  OutcomeUnknownError,
   type ExecutionContext,
   type Executor,
   type ExecutorStats,
 } from './executor.js';
 import { WebRconConnectError, WebRconConnection } from './webrcon-connection.js';
-import { encodeRequest, MAX_IDENTIFIER, parseFrame } from './webrcon-protocol.js';
+import { parseFrame } from './webrcon-protocol.js';
+import { WebRconRequests } from './webrcon-requests.js';
 import { NON_LITERAL_PASSWORD_HINT, webrconAddress, type WebRconAddress } from './webrcon-url.js';
 
 export { WebRconConnectError } from './webrcon-connection.js';
@@ -55,18 +55,6 @@ interface ReadyWaiter {
   reject(error: Error): void;
 }
 
-interface PendingRequest {
-  readonly id: number;
-  /** Identifier of the probe sent after it; undefined: the first answer completes the request. */
-  readonly probeId: number | undefined;
-  readonly connection: WebRconConnection;
-  /** The connection's frame count when the request was sent. */
-  readonly framesAtSend: number;
-  readonly parts: string[];
-  readonly timer: AbortController;
-  settle(outcome: { answer: string } | { error: Error }): void;
-}
-
 function backoffDelay(attempt: number, policy: WebRconBackoff, random: () => number): number {
   const ceiling = Math.min(policy.maxMs, policy.initialMs * 2 ** Math.min(Math.max(attempt, 1) - 1, 30));
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
@@ -90,13 +78,12 @@ export class WebRconExecutor implements Executor {
   readonly #agent: Agent;
   readonly #lifetime = new AbortController();
   readonly #waiters = new Set<ReadyWaiter>();
-  readonly #pending = new Map<number, PendingRequest>();
+  readonly #requests: WebRconRequests;
   #connection: WebRconConnection | undefined;
   #connectedAt = 0;
   #everConnected = false;
   #reconnects = 0;
   #failedAttempts = 0;
-  #nextId = 1;
   #fatal: CredentialsError | undefined;
   #closed = false;
   #loop: Promise<void> | undefined;
@@ -115,6 +102,11 @@ export class WebRconExecutor implements Executor {
     this.#backoff = deps.backoff ?? DEFAULT_BACKOFF;
     this.#probe = deps.probeCommand === undefined ? 'server.hostname' : deps.probeCommand;
     this.#agent = new Agent({ connect: { timeout: config.connectTimeoutMs } });
+    this.#requests = new WebRconRequests(this.#clock, this.#address.display, (connection) => {
+      if (connection !== this.#connection) return;
+      this.#logger.warn('no frame from the WebRCON server since the unanswered command was sent; reconnecting');
+      connection.terminate();
+    });
     if (!this.#address.literal) this.#logger.warn(NON_LITERAL_PASSWORD_HINT);
   }
 
@@ -203,85 +195,18 @@ export class WebRconExecutor implements Executor {
       this.#ensureReconnecting();
       throw new NotSentError(`Rust WebRCON at ${this.#address.display} is not connected (porter is reconnecting); the command was not sent`);
     }
-    const id = this.#allocateId();
-    const probeId = probe === null ? undefined : this.#allocateId();
-    return new Promise<string>((resolve, reject) => {
-      const onAbort = () =>
-        pending.settle({
-          error: new OutcomeUnknownError('the command was cancelled after it was sent over WebRCON; whether it ran is unknown'),
-        });
-      const pending: PendingRequest = {
-        id,
-        probeId,
-        connection,
-        framesAtSend: connection.framesReceived,
-        parts: [],
-        timer: new AbortController(),
-        settle: (outcome) => {
-          if (this.#pending.get(id) !== pending) return;
-          this.#pending.delete(id);
-          if (probeId !== undefined) this.#pending.delete(probeId);
-          pending.timer.abort();
-          signal?.removeEventListener('abort', onAbort);
-          if ('answer' in outcome) resolve(outcome.answer);
-          else reject(outcome.error);
-        },
-      };
-      this.#pending.set(id, pending);
-      if (probeId !== undefined) this.#pending.set(probeId, pending);
-      connection.send(encodeRequest(id, command));
-      if (probeId !== undefined && probe !== null) connection.send(encodeRequest(probeId, probe));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#clock.sleep(this.#config.timeoutMs, pending.timer.signal).then(
-        () => this.#onTimeout(pending),
-        () => {},
-      );
+    return this.#requests.send(connection, command, {
+      probe,
+      timeoutMs: this.#config.timeoutMs,
+      ...(signal === undefined ? {} : { signal }),
     });
-  }
-
-  #allocateId(): number {
-    for (;;) {
-      const id = this.#nextId;
-      this.#nextId = id >= MAX_IDENTIFIER ? 1 : id + 1;
-      if (!this.#pending.has(id)) return id;
-    }
   }
 
   #onFrame(connection: WebRconConnection, text: string): void {
     const frame = parseFrame(text);
-    const pending = frame === undefined ? undefined : this.#pending.get(frame.identifier);
-    if (!frame || !pending || pending.connection !== connection) {
-      // Console output, chat, answers to requests already settled: not ours to act on.
-      this.#logger.trace({ identifier: frame?.identifier, type: frame?.type }, 'WebRCON frame ignored');
-      return;
-    }
-    if (frame.identifier === pending.id) {
-      pending.parts.push(frame.message);
-      if (pending.probeId === undefined) pending.settle({ answer: frame.message });
-    } else {
-      pending.settle({ answer: pending.parts.join('\n') });
-    }
-  }
-
-  #onTimeout(pending: PendingRequest): void {
-    if (pending.parts.length > 0) {
-      // The command answered; only the probe did not. It ran.
-      this.#logger.debug({ identifier: pending.id }, 'WebRCON probe unanswered; using the command\'s own answer');
-      pending.settle({ answer: pending.parts.join('\n') });
-      return;
-    }
-    pending.settle({
-      error: new OutcomeUnknownError(
-        `Rust WebRCON at ${this.#address.display} sent no answer within ${this.#config.timeoutMs} ms (servers[].executor.timeoutMs); ` +
-          'the command was sent, so whether it ran is unknown',
-      ),
-    });
-    const connection = pending.connection;
-    if (connection === this.#connection && connection.framesReceived === pending.framesAtSend) {
-      // Not a single frame since the request: the connection is probably dead without knowing it.
-      this.#logger.warn('no frame from the WebRCON server since the command was sent; reconnecting');
-      connection.terminate();
-    }
+    if (frame && this.#requests.take(connection, frame)) return;
+    // Console output, chat, answers to requests already settled: not ours to act on.
+    this.#logger.trace({ identifier: frame?.identifier, type: frame?.type }, 'WebRCON frame ignored');
   }
 
   #throwIfUnusable(): void {
@@ -324,17 +249,7 @@ export class WebRconExecutor implements Executor {
   }
 
   #onConnectionEnd(connection: WebRconConnection, reason: string): void {
-    for (const pending of new Set(this.#pending.values())) {
-      if (pending.connection !== connection) continue;
-      if (pending.parts.length > 0) pending.settle({ answer: pending.parts.join('\n') });
-      else {
-        pending.settle({
-          error: new OutcomeUnknownError(
-            `the WebRCON connection to ${this.#address.display} ended before the answer arrived (${reason}); the command was sent, so whether it ran is unknown`,
-          ),
-        });
-      }
-    }
+    this.#requests.connectionEnded(connection, reason);
     if (this.#connection !== connection) return;
     this.#connection = undefined;
     if (this.#closed) return;
