@@ -288,7 +288,7 @@ export class RconConnection {
     if (error instanceof CredentialsError || error instanceof RconConnectError) return error;
     const message = (error as Error).message;
     return new RconConnectError(
-      `could not log in to RCON at ${this.address}: ${message}; check host and port, that RCON is enabled on the game server ` +
+      `could not connect to RCON at ${this.address}: ${message}; check host and port, that RCON is enabled on the game server ` +
         '(Minecraft: enable-rcon=true) and that a firewall lets porter reach it',
       { cause: error },
     );
