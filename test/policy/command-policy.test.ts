@@ -180,3 +180,27 @@ describe('command policy: nickname injection', () => {
     allowed(policy, 'ScriptCommand tcsar addarctotal 76561198000000001 500');
   });
 });
+
+describe('preset default deny lists', () => {
+  test('every preset list compiles and stops the command that would stop that server', () => {
+    const cases = {
+      minecraft: 'stop',
+      source: 'quit',
+      ark: 'DoExit',
+      palworld: 'DoExit',
+      squad: 'AdminKillServer',
+      conan: 'shutdown',
+      factorio: '/quit',
+      rust: 'global.quit',
+    } as const;
+    for (const [name, command] of Object.entries(cases)) {
+      const policy = compileCommandPolicy(presetFor({ preset: name as keyof typeof cases, refreshMs: 2000 }));
+      assert.match(refused(policy, command), new RegExp(`the ${name} preset's default deny rule`), name);
+    }
+  });
+
+  test('custom and none presets deny nothing by default: the owner knows the game', () => {
+    allowed(compileCommandPolicy(none), 'stop');
+    allowed(compileCommandPolicy(presetFor({ preset: 'custom', command: 'who', pattern: '(?<id>.+)', refreshMs: 2000 })), 'op x');
+  });
+});

@@ -28,8 +28,8 @@ export function parsePalworldShowPlayers(answer: string): string[] | null {
   return ids;
 }
 
-/** KickPlayer, BanPlayer, Shutdown and DoExit are admin tools; a store never needs them. */
-const PALWORLD_DEFAULT_DENY: readonly string[] = ['Shutdown', 'DoExit', 'BanPlayer', 'KickPlayer'];
+/** Shutdown and DoExit stop the server; a store never needs them. */
+const PALWORLD_DEFAULT_DENY: readonly string[] = ['Shutdown', 'DoExit'];
 
 export const palworldPreset: GamePreset = {
   name: 'palworld',

@@ -27,10 +27,15 @@ function isEnvelope(value: unknown): value is { Message: string } {
   return typeof value === 'object' && value !== null && typeof (value as { Message?: unknown }).Message === 'string';
 }
 
-/** quit stops the server; ownerid/moderatorid hand out admin; server.writecfg would persist that. */
+/**
+ * quit / restart stop the server; ownerid / moderatorid hand out admin; server.writecfg would
+ * persist that. Rust accepts the short and the global.-prefixed spelling of each.
+ */
 const RUST_DEFAULT_DENY: readonly string[] = [
   'quit',
+  'global.quit',
   'restart',
+  'global.restart',
   'ownerid',
   'global.ownerid',
   'moderatorid',
