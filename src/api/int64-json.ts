@@ -1,0 +1,159 @@
+import type { PullResult } from './types.js';
+
+/**
+ * Reading a pull answer without losing the command id. `JSON.parse` turns every number into a
+ * double, so an int64 id above 2^53 comes back with different digits and the report would name
+ * another command. The body is therefore parsed twice: `JSON.parse` validates it and gives the
+ * `command`, and a small scanner over the raw text returns the top-level `id` literal verbatim.
+ */
+
+/** The raw text of the top-level `id` member's value, or undefined when there is none. */
+export type IdLiteral =
+  | { readonly kind: 'number'; readonly text: string }
+  | { readonly kind: 'string'; readonly value: string }
+  | { readonly kind: 'other'; readonly text: string };
+
+const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
+
+class Scanner {
+  pos = 0;
+  constructor(readonly text: string) {}
+
+  skipWhitespace(): void {
+    while (this.pos < this.text.length && WHITESPACE.has(this.text[this.pos]!)) this.pos++;
+  }
+
+  peek(): string {
+    if (this.pos >= this.text.length) throw new SyntaxError('unexpected end of JSON');
+    return this.text[this.pos]!;
+  }
+
+  expect(char: string): void {
+    if (this.peek() !== char) throw new SyntaxError(`expected ${char} at ${this.pos}`);
+    this.pos++;
+  }
+
+  /** Moves past the string that starts at `pos`, escapes included. */
+  skipString(): void {
+    this.expect('"');
+    for (;;) {
+      const char = this.peek();
+      this.pos += char === '\\' ? 2 : 1;
+      if (char === '"') return;
+    }
+  }
+
+  /** Skips one value of any type: strings may contain braces, so nesting counts outside strings only. */
+  skipValue(): void {
+    const first = this.peek();
+    if (first === '"') {
+      this.skipString();
+      return;
+    }
+    if (first === '{' || first === '[') {
+      let depth = 0;
+      do {
+        const char = this.peek();
+        if (char === '"') {
+          this.skipString();
+          continue;
+        }
+        if (char === '{' || char === '[') depth++;
+        else if (char === '}' || char === ']') depth--;
+        this.pos++;
+      } while (depth > 0);
+      return;
+    }
+    while (this.pos < this.text.length && !WHITESPACE.has(this.text[this.pos]!) && !',}]'.includes(this.text[this.pos]!)) {
+      this.pos++;
+    }
+  }
+}
+
+/**
+ * Finds the top-level `id` member of a JSON object text. Keys are compared after unescaping
+ * (`"\u0069d"` is `id`), `"id"` inside strings or nested objects is skipped, and when a key repeats
+ * the last one wins, as with `JSON.parse`. Expects valid JSON (parse it first).
+ */
+export function readTopLevelId(json: string): IdLiteral | undefined {
+  const scanner = new Scanner(json);
+  scanner.skipWhitespace();
+  if (scanner.peek() !== '{') return undefined;
+  scanner.pos++;
+  let found: IdLiteral | undefined;
+  for (;;) {
+    scanner.skipWhitespace();
+    if (scanner.peek() === '}') return found;
+    const keyStart = scanner.pos;
+    scanner.skipString();
+    const key = JSON.parse(json.slice(keyStart, scanner.pos)) as string;
+    scanner.skipWhitespace();
+    scanner.expect(':');
+    scanner.skipWhitespace();
+    const valueStart = scanner.pos;
+    scanner.skipValue();
+    if (key === 'id') {
+      const raw = json.slice(valueStart, scanner.pos);
+      if (raw.startsWith('"')) found = { kind: 'string', value: JSON.parse(raw) as string };
+      else if (/^-?\d/.test(raw)) found = { kind: 'number', text: raw };
+      else found = { kind: 'other', text: raw };
+    }
+    scanner.skipWhitespace();
+    if (scanner.peek() === ',') scanner.pos++;
+  }
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** The id's digits when they name an int64 exactly, else why not. */
+export function int64Digits(literal: IdLiteral): { ok: true; digits: string } | { ok: false; reason: string } {
+  const text = literal.kind === 'string' ? literal.value : literal.text;
+  const shown = literal.kind === 'string' ? JSON.stringify(literal.value).slice(0, 40) : text.slice(0, 40);
+  // Numbers must be plain integer literals: 1.0 or 1e3 are doubles the platform would not send for an int64.
+  const pattern = literal.kind === 'string' ? /^-?\d+$/ : /^-?(0|[1-9]\d*)$/;
+  if (literal.kind === 'other' || !pattern.test(text)) {
+    return { ok: false, reason: `the id ${shown} is not an integer` };
+  }
+  const value = BigInt(text);
+  if (value < INT64_MIN || value > INT64_MAX) {
+    return { ok: false, reason: `the id ${shown} is outside the int64 range` };
+  }
+  return { ok: true, digits: text };
+}
+
+/**
+ * The rules of DESIGN §1 for a 2xx pull answer that has a body: empty text, `null`, `{}` or an
+ * object without `id` (or with `id: null`) mean nothing is due; an integer id (number or digit
+ * string) is a claim, with `command` as sent, whatever its type (the loop refuses non-strings and
+ * reports them failed). Anything else is `unusable`:
+ *
+ * - an id that is not an integer: the platform claimed something porter cannot name in a report;
+ * - malformed JSON or a JSON value that is not an object: the platform may have claimed a command
+ *   but porter cannot know its id. This is the lost answer of DESIGN §2 in another form, so it is
+ *   `unusable` (and the caller opens the claim gap watch) rather than a thrown error: the loop
+ *   handles both in one place, it cannot report either.
+ */
+export function parsePullBody(text: string): PullResult {
+  if (text.trim() === '') return { kind: 'empty', status: 200 };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { kind: 'unusable', reason: `the pull answer is not valid JSON (${(error as Error).message}; ${text.length} characters)` };
+  }
+  if (value === null) return { kind: 'empty', status: 200 };
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    const type = Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    return { kind: 'unusable', reason: `the pull answer is ${type}, expected an object with id and command` };
+  }
+  const record = value as Record<string, unknown>;
+  if (!Object.hasOwn(record, 'id') || record.id === null) return { kind: 'empty', status: 200 };
+  const literal = readTopLevelId(text);
+  if (!literal) {
+    return { kind: 'unusable', reason: 'the pull answer has an id porter could not read' };
+  }
+  const digits = int64Digits(literal);
+  if (!digits.ok) return { kind: 'unusable', reason: digits.reason };
+  return { kind: 'claimed', id: digits.digits, command: record.command };
+}
