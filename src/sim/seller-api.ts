@@ -72,6 +72,8 @@ export interface FakeSellerApi {
   readonly claimedCount: number;
   /** Requests that arrived and have not been answered (or reset) yet. */
   readonly inFlight: number;
+  /** TCP connections accepted so far (a client that reads every body reuses its keep-alive sockets). */
+  readonly connections: number;
   setPlan(ok: boolean): void;
   /** Adds or changes a token's scopes; null revokes it. */
   setToken(token: string, scopes: readonly string[] | null): void;
@@ -158,6 +160,7 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
   let plan = options.plan ?? true;
   let violations = 0;
   let inFlight = 0;
+  let connections = 0;
 
   const idLiteral = (id: string) => (options.idAsString ? JSON.stringify(id) : id);
 
@@ -341,6 +344,9 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
         inFlight--;
       });
   });
+  server.on('connection', () => {
+    connections++;
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {
@@ -367,6 +373,9 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
     },
     get inFlight() {
       return inFlight;
+    },
+    get connections() {
+      return connections;
     },
     setPlan(ok) {
       plan = ok;

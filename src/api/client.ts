@@ -1,0 +1,191 @@
+import { Buffer } from 'node:buffer';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import { Pool, type Dispatcher } from 'undici';
+import { systemClock, type Clock } from '../clock.js';
+import type { Config } from '../config/schema.js';
+import type { CallContext } from './errors.js';
+import { createRoutePaths, parseBaseUrl, type RoutePaths } from './routes.js';
+import { checkToken, type TokenCheck } from './token-check.js';
+import { toTransportError } from './transport.js';
+
+export type { TokenCheck } from './token-check.js';
+
+export interface ApiRequest {
+  readonly method: 'GET' | 'POST';
+  /** Full path from RoutePaths (base path included). */
+  readonly path: string;
+  /** Sent as JSON with Content-Type: application/json; no body when undefined. */
+  readonly json?: unknown;
+  readonly context: CallContext;
+  /** Aborting rejects with the signal's reason, not with an ApiTransportError. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** What the rate-limit headers said; undefined where a header was absent or unreadable. */
+export interface RateLimitHeaders {
+  readonly remaining: number | undefined;
+  readonly limit: number | undefined;
+  /** `Retry-After` (seconds or HTTP date) in whole ms, rounded up. */
+  readonly retryAfterMs: number | undefined;
+}
+
+/** Every HTTP answer, whatever its status; the body has always been read to the end. */
+export interface ApiResponse {
+  readonly status: number;
+  readonly body: string;
+  readonly rateLimit: RateLimitHeaders;
+  readonly elapsedMs: number;
+}
+
+export interface ApiClient {
+  readonly routes: RoutePaths;
+  /** Resolves for every HTTP status; rejects with ApiTransportError when no answer came. */
+  send(request: ApiRequest): Promise<ApiResponse>;
+  /** `GET /v1/seller/servers`: proves the token without claiming anything (for `porter check`). */
+  checkToken(signal?: AbortSignal): Promise<TokenCheck>;
+  /** Replaces the token in any text; for messages built from what the API sent back. */
+  redact(text: string): string;
+  close(): Promise<void>;
+}
+
+export interface ApiClientDeps {
+  readonly logger: Logger;
+  /** Used to turn an HTTP-date Retry-After into a delay. Default: system clock. */
+  readonly clock?: Clock;
+  /** Larger answers are cut off and treated as a transport failure. Default 1 MiB. */
+  readonly maxBodyBytes?: number;
+}
+
+class BodyTooLargeError extends Error {}
+
+function header(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function nonNegativeInt(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\s*\d+\s*$/.test(text)) return undefined;
+  return Number.parseInt(text, 10);
+}
+
+export function parseRetryAfter(text: string | undefined, now: number): number | undefined {
+  if (text === undefined) return undefined;
+  const trimmed = text.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil(date - now));
+}
+
+async function readBody(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    // Leaving the loop destroys the stream, so an oversized body is never left half-read.
+    if (size > maxBytes) throw new BodyTooLargeError();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The HTTP side of the Seller API: one undici Pool for the base URL, bearer auth, a per-request
+ * deadline of `api.timeoutMs` (undici's headers/body timeouts plus an AbortSignal for the whole
+ * exchange), every body read to the end. It knows nothing about budgets or what a status means
+ * for a route; server-api.ts does.
+ */
+export function createApiClient(config: Config['api'], deps: ApiClientDeps): ApiClient {
+  const base = parseBaseUrl(config.baseUrl);
+  const routes = createRoutePaths(config.routes, base);
+  const clock = deps.clock ?? systemClock;
+  const maxBodyBytes = deps.maxBodyBytes ?? 1024 * 1024;
+  const timeoutMs = config.timeoutMs;
+  const token = config.token;
+  const logger = deps.logger;
+  const pool = new Pool(base.origin, {
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    // Shorter than the request deadline so that an unreachable API shows as "not sent".
+    connect: { timeout: Math.max(1, Math.min(10_000, Math.floor(timeoutMs / 2))) },
+  });
+
+  const redact = (text: string): string => (token.length > 0 ? text.split(token).join('[redacted]') : text);
+
+  async function send(request: ApiRequest): Promise<ApiResponse> {
+    request.signal?.throwIfAborted();
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onCallerAbort = () => controller.abort(request.signal?.reason);
+    request.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const started = performance.now();
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${token}`,
+      accept: 'application/json, application/problem+json',
+    };
+    let body: string | undefined;
+    if (request.json !== undefined) {
+      body = JSON.stringify(request.json);
+      headers['content-type'] = 'application/json';
+    }
+    try {
+      const response = await pool.request({
+        method: request.method,
+        path: request.path,
+        headers,
+        body,
+        signal: controller.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const text = await readBody(response.body, maxBodyBytes);
+      const elapsedMs = Math.round(performance.now() - started);
+      logger.debug({ route: request.context.route, serverId: request.context.serverId, status: response.statusCode, ms: elapsedMs }, 'seller api answered');
+      return {
+        status: response.statusCode,
+        body: text,
+        elapsedMs,
+        rateLimit: {
+          remaining: nonNegativeInt(header(response.headers, 'x-ratelimit-remaining')),
+          limit: nonNegativeInt(header(response.headers, 'x-ratelimit-limit')),
+          retryAfterMs: parseRetryAfter(header(response.headers, 'retry-after'), clock.now()),
+        },
+      };
+    } catch (error) {
+      if (request.signal?.aborted && !timedOut) throw request.signal.reason;
+      if (timedOut) {
+        throw toTransportError(error, request.context, redact, {
+          failure: 'timeout',
+          maybeProcessed: true,
+          detail: `no answer within ${timeoutMs} ms (api.timeoutMs)`,
+        });
+      }
+      if (error instanceof BodyTooLargeError) {
+        throw toTransportError(error, request.context, redact, {
+          failure: 'body-too-large',
+          maybeProcessed: true,
+          detail: `the answer exceeded ${maxBodyBytes} bytes`,
+        });
+      }
+      throw toTransportError(error, request.context, redact);
+    } finally {
+      clearTimeout(timer);
+      request.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  const client: ApiClient = {
+    routes,
+    send,
+    redact,
+    checkToken: (signal) => checkToken(client, signal),
+    close: async () => {
+      await pool.close();
+    },
+  };
+  return client;
+}

@@ -1,0 +1,154 @@
+import { ConfigError, CredentialsError, PorterError } from '../errors.js';
+import type { Route } from './types.js';
+
+/**
+ * Typed errors of the Seller API. Every class is decided on the HTTP status and the problem's
+ * `code` only (seller-api.md §7), never on `detail`, which is localized text for people.
+ *
+ * `code` on every class is porter's own stable error code (E_API_…), like every PorterError;
+ * the platform's problem code is `apiCode`.
+ */
+
+/** What an application/problem+json answer told us. Fields absent from the body are undefined. */
+export interface ProblemFields {
+  readonly status: number;
+  readonly apiCode: string | undefined;
+  /** Already scrubbed of the token and shortened; for people, never for decisions. */
+  readonly detail: string | undefined;
+  readonly requiredScope: readonly string[] | undefined;
+  /** From the `Retry-After` header or `retryAfterSeconds`, whichever is longer; whole ms. */
+  readonly retryAfterMs: number | undefined;
+  readonly traceId: string | undefined;
+}
+
+/** Where the failing call went; used to write messages that name what is wrong. */
+export interface CallContext {
+  readonly route: Route | 'servers';
+  readonly serverId?: string;
+  readonly commandId?: string;
+}
+
+function assignProblem(target: ProblemFields, problem: ProblemFields): void {
+  Object.assign(target, {
+    status: problem.status,
+    apiCode: problem.apiCode,
+    detail: problem.detail,
+    requiredScope: problem.requiredScope,
+    retryAfterMs: problem.retryAfterMs,
+    traceId: problem.traceId,
+  });
+}
+
+/** A non-2xx answer porter has no more specific class for (400, 405, an unexpected 404, 3xx…). */
+export class ApiProblemError extends PorterError implements ProblemFields {
+  override readonly code: string = 'E_API_PROBLEM';
+  declare readonly status: number;
+  declare readonly apiCode: string | undefined;
+  declare readonly detail: string | undefined;
+  declare readonly requiredScope: readonly string[] | undefined;
+  declare readonly retryAfterMs: number | undefined;
+  declare readonly traceId: string | undefined;
+  readonly context: CallContext;
+  constructor(message: string, problem: ProblemFields, context: CallContext) {
+    super(message);
+    assignProblem(this, problem);
+    this.context = context;
+  }
+}
+
+/** 5xx: the platform is having trouble; back off with jitter and keep going. */
+export class ApiServerError extends ApiProblemError {
+  override readonly code = 'E_API_SERVER';
+}
+
+/** 402 PLAN_FEATURE_REQUIRED: not fatal; the daemon keeps running and retries slowly. */
+export class PlanRequiredError extends ApiProblemError {
+  override readonly code = 'E_API_PLAN_REQUIRED';
+}
+
+/** 429: nothing more to this route until `retryAfterMs` has passed (the budget enforces it). */
+export class RateLimitedError extends ApiProblemError {
+  override readonly code = 'E_API_RATE_LIMITED';
+}
+
+/** 401: the token is missing, wrong, deleted or regenerated. Exit 78. */
+export class InvalidTokenError extends CredentialsError implements ProblemFields {
+  override readonly code = 'E_API_INVALID_TOKEN';
+  declare readonly status: number;
+  declare readonly apiCode: string | undefined;
+  declare readonly detail: string | undefined;
+  declare readonly requiredScope: readonly string[] | undefined;
+  declare readonly retryAfterMs: number | undefined;
+  declare readonly traceId: string | undefined;
+  readonly context: CallContext;
+  constructor(message: string, problem: ProblemFields, context: CallContext) {
+    super(message);
+    assignProblem(this, problem);
+    this.context = context;
+  }
+}
+
+/** 403 INTEGRATION_SCOPE_MISSING: the token lacks a scope; `requiredScope` lists them. Exit 78. */
+export class ScopeMissingError extends CredentialsError implements ProblemFields {
+  override readonly code = 'E_API_SCOPE_MISSING';
+  declare readonly status: number;
+  declare readonly apiCode: string | undefined;
+  declare readonly detail: string | undefined;
+  declare readonly requiredScope: readonly string[] | undefined;
+  declare readonly retryAfterMs: number | undefined;
+  declare readonly traceId: string | undefined;
+  readonly context: CallContext;
+  constructor(message: string, problem: ProblemFields, context: CallContext) {
+    super(message);
+    assignProblem(this, problem);
+    this.context = context;
+  }
+}
+
+/** 404 on pull: the store does not know `servers[].id` (or the pull route is wrong). Exit 78. */
+export class UnknownServerError extends ConfigError implements ProblemFields {
+  override readonly code = 'E_API_UNKNOWN_SERVER';
+  declare readonly status: number;
+  declare readonly apiCode: string | undefined;
+  declare readonly detail: string | undefined;
+  declare readonly requiredScope: readonly string[] | undefined;
+  declare readonly retryAfterMs: number | undefined;
+  declare readonly traceId: string | undefined;
+  readonly context: CallContext;
+  constructor(message: string, problem: ProblemFields, context: CallContext) {
+    super(message);
+    assignProblem(this, problem);
+    this.context = context;
+  }
+}
+
+export type TransportFailure = 'timeout' | 'reset' | 'connect' | 'tls' | 'protocol' | 'closed' | 'body-too-large' | 'other';
+
+/**
+ * No usable HTTP answer: timeout, reset, refused, DNS, TLS. `maybeProcessed` is true whenever the
+ * request may have reached the API (a timeout or a reset after connecting): for a pull that means
+ * a command may have been claimed without porter learning its id (DESIGN §2, the claim gap).
+ * The `cause` is a scrubbed copy of the underlying error (name, code, message), never the original,
+ * because undici errors can carry request headers.
+ */
+export class ApiTransportError extends PorterError {
+  override readonly code = 'E_API_TRANSPORT';
+  readonly failure: TransportFailure;
+  readonly maybeProcessed: boolean;
+  readonly context: CallContext;
+  constructor(message: string, options: { failure: TransportFailure; maybeProcessed: boolean; context: CallContext; cause?: Error }) {
+    super(message, options.cause ? { cause: options.cause } : undefined);
+    this.failure = options.failure;
+    this.maybeProcessed = options.maybeProcessed;
+    this.context = options.context;
+  }
+  /** Same as `maybeProcessed`: the request may have left porter. */
+  get requestSent(): boolean {
+    return this.maybeProcessed;
+  }
+}
+
+/** Configuration or credential errors end the daemon with exit 78; everything else is retried. */
+export function isConfigurationError(error: unknown): boolean {
+  return error instanceof PorterError && error.exitCode === 78;
+}

@@ -1,0 +1,158 @@
+import type { Logger } from 'pino';
+import type { Budget, RouteBudgetSnapshot } from '../budget.js';
+import type { Clock } from '../clock.js';
+import { ClaimGapWatch } from './claim-gap.js';
+import type { ApiClient, ApiRequest, ApiResponse } from './client.js';
+import { ApiTransportError, RateLimitedError, type CallContext } from './errors.js';
+import { truncateReason } from './fail-reason.js';
+import { parsePullBody } from './int64-json.js';
+import { errorForAnswer } from './problem.js';
+import { SerialLane } from './serial.js';
+import type { PullResult, ReportResult, Route, ServerApi } from './types.js';
+
+export interface ServerApiOptions {
+  readonly client: ApiClient;
+  readonly serverId: string;
+  readonly budget: Budget;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** How long only empty pulls may follow a lost pull answer before the claim-gap warning. Default 60 s. */
+  readonly claimGapWarnMs?: number;
+}
+
+export interface ServerApiStats {
+  /** busy204: a 204 while a lost pull answer may hold a claim on the platform; empty: every other "nothing due". */
+  readonly pulls: { readonly claimed: number; readonly empty: number; readonly busy204: number; readonly unusable: number; readonly error: number };
+  readonly reports: { readonly accepted: number; readonly alreadySettled: number; readonly error: number };
+  readonly rateLimited: number;
+  readonly claimGapOpen: boolean;
+  readonly budget: Record<Route, RouteBudgetSnapshot>;
+}
+
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
+/**
+ * The Seller API as one configured server sees it: every call waits for the budget, calls to one
+ * route go one at a time, every answer feeds the budget, and answers become PullResult /
+ * ReportResult or typed errors (src/api/errors.ts).
+ */
+export function createServerApi(options: ServerApiOptions): ServerApi & { stats(): ServerApiStats } {
+  const { client, serverId, budget, logger } = options;
+  const claimGap = new ClaimGapWatch({ clock: options.clock, logger, serverId, thresholdMs: options.claimGapWarnMs });
+  const lanes: Record<Route, SerialLane> = { pull: new SerialLane(), done: new SerialLane(), fail: new SerialLane() };
+  const pulls = { claimed: 0, empty: 0, busy204: 0, unusable: 0, error: 0 };
+  const reports = { accepted: 0, alreadySettled: 0, error: 0 };
+  let rateLimited = 0;
+
+  /** Budget, send, feed the budget back. Resolves with any non-429 answer. */
+  function call(route: Route, request: Omit<ApiRequest, 'signal'>, signal: AbortSignal | undefined, onSend?: () => void): Promise<ApiResponse> {
+    return lanes[route].run(async () => {
+      await budget.acquire(route, signal);
+      onSend?.();
+      const response = await client.send({ ...request, signal });
+      const { remaining, limit } = response.rateLimit;
+      if (response.status !== 429) {
+        budget.observe(route, { remaining, limit });
+        return response;
+      }
+      rateLimited++;
+      const error = errorForAnswer({ status: 429, body: response.body, retryAfterMs: response.rateLimit.retryAfterMs }, request.context, client.redact);
+      const retryAfterMs = error instanceof RateLimitedError ? error.retryAfterMs : undefined;
+      budget.observe(route, { remaining, limit, retryAfterMs, limited: true });
+      logger.warn({ serverId, route, retryAfterMs }, 'Seller API answered 429: nothing more to this route until Retry-After has passed');
+      throw error;
+    }, signal);
+  }
+
+  async function pull(onlineIdentifiers: readonly string[], signal?: AbortSignal): Promise<PullResult> {
+    const context: CallContext = { route: 'pull', serverId };
+    let sent = false;
+    let response: ApiResponse;
+    try {
+      response = await call(
+        'pull',
+        { method: 'POST', path: client.routes.pull(serverId), json: { onlineIdentifiers }, context },
+        signal,
+        () => {
+          sent = true;
+        },
+      );
+    } catch (error) {
+      pulls.error++;
+      if (error instanceof ApiTransportError && error.maybeProcessed) claimGap.lost(`${error.failure}: ${error.message}`);
+      else if (sent && signal?.aborted && !(error instanceof ApiTransportError)) claimGap.lost('the pull was aborted before its answer arrived');
+      throw error;
+    }
+
+    let result: PullResult;
+    if (response.status === 204 || response.status === 205) result = { kind: 'empty', status: response.status };
+    else if (isSuccess(response.status)) {
+      const parsed = parsePullBody(response.body);
+      result = parsed.kind === 'empty' ? { kind: 'empty', status: response.status } : parsed;
+    } else {
+      pulls.error++;
+      throw errorForAnswer({ status: response.status, body: response.body, retryAfterMs: response.rateLimit.retryAfterMs }, context, client.redact);
+    }
+
+    switch (result.kind) {
+      case 'claimed':
+        pulls.claimed++;
+        claimGap.claimed();
+        break;
+      case 'empty':
+        if (result.status === 204 && claimGap.open) pulls.busy204++;
+        else pulls.empty++;
+        claimGap.empty();
+        break;
+      case 'unusable':
+        pulls.unusable++;
+        claimGap.lost(result.reason);
+        logger.warn({ serverId, reason: result.reason }, 'pull answer unusable: a command may have been claimed that porter cannot report');
+        break;
+    }
+    return result;
+  }
+
+  async function report(route: 'done' | 'fail', id: string, reason: string | undefined, signal?: AbortSignal): Promise<ReportResult> {
+    const context: CallContext = { route, serverId, commandId: id };
+    const path = route === 'done' ? client.routes.done(serverId, id) : client.routes.fail(serverId, id);
+    // The reason can hold a game answer or a script's stderr: never let the token through.
+    const json = route === 'fail' ? { error: truncateReason(client.redact(reason ?? '')) } : undefined;
+    let response: ApiResponse;
+    try {
+      response = await call(route, { method: 'POST', path, json, context }, signal);
+    } catch (error) {
+      reports.error++;
+      throw error;
+    }
+    if (isSuccess(response.status)) {
+      reports.accepted++;
+      return 'accepted';
+    }
+    if (response.status === 404 || response.status === 409) {
+      reports.alreadySettled++;
+      const problem = errorForAnswer({ status: response.status, body: response.body }, context, client.redact);
+      logger.info(
+        { serverId, commandId: id, route, status: response.status, apiCode: 'apiCode' in problem ? problem.apiCode : undefined },
+        'report answered 404/409: the platform already settled this command (or no longer has it); moving on',
+      );
+      return 'already-settled';
+    }
+    reports.error++;
+    throw errorForAnswer({ status: response.status, body: response.body, retryAfterMs: response.rateLimit.retryAfterMs }, context, client.redact);
+  }
+
+  return {
+    serverId,
+    pull,
+    done: (id, signal) => report('done', id, undefined, signal),
+    fail: (id, reason, signal) => report('fail', id, reason, signal),
+    stats: () => ({
+      pulls: { ...pulls },
+      reports: { ...reports },
+      rateLimited,
+      claimGapOpen: claimGap.open,
+      budget: budget.snapshot(),
+    }),
+  };
+}

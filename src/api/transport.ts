@@ -1,0 +1,91 @@
+import { ApiTransportError, type CallContext, type TransportFailure } from './errors.js';
+
+/** Codes raised before a single byte of the request can have reached the API. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+const CLOSED_CODES = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ECONNABORTED']);
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const PROTOCOL_CODES = new Set(['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'HPE_INVALID_CONSTANT', 'UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_INFO']);
+
+/** Node wraps happy-eyeballs failures in an AggregateError; undici sometimes nests a cause. */
+function errorCode(error: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  while (current && typeof current === 'object' && !seen.has(current)) {
+    seen.add(current);
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    const errors = (current as { errors?: unknown }).errors;
+    current = Array.isArray(errors) && errors.length > 0 ? errors[0] : (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function classify(code: string | undefined, name: string | undefined): { failure: TransportFailure; maybeProcessed: boolean } {
+  if (code && NOT_SENT_CODES.has(code)) return { failure: 'connect', maybeProcessed: false };
+  if (code && CLOSED_CODES.has(code)) return { failure: 'closed', maybeProcessed: false };
+  // TLS handshake failures happen before the request is written.
+  if (code && (code.startsWith('ERR_TLS') || code.includes('CERT') || code.startsWith('ERR_SSL'))) {
+    return { failure: 'tls', maybeProcessed: false };
+  }
+  if (code && TIMEOUT_CODES.has(code)) return { failure: 'timeout', maybeProcessed: true };
+  if (code && RESET_CODES.has(code)) return { failure: 'reset', maybeProcessed: true };
+  if ((code && PROTOCOL_CODES.has(code)) || code?.startsWith('HPE_') || name === 'HTTPParserError') {
+    return { failure: 'protocol', maybeProcessed: true };
+  }
+  // Unknown: assume the worst, the request may have been processed.
+  return { failure: 'other', maybeProcessed: true };
+}
+
+function describe(context: CallContext): string {
+  const parts: string[] = [context.route];
+  if (context.serverId !== undefined) parts.push(`for server ${context.serverId}`);
+  if (context.commandId !== undefined) parts.push(`(command ${context.commandId})`);
+  return parts.join(' ');
+}
+
+const ADVICE: Record<TransportFailure, string> = {
+  timeout: 'the API did not answer in time; porter retries with backoff (raise api.timeoutMs if the API is slow)',
+  reset: 'the connection was closed without an answer; porter retries with backoff',
+  connect: 'could not connect; check api.baseUrl and the network; porter retries with backoff',
+  tls: 'the TLS handshake failed; check api.baseUrl and the system clock and CA certificates',
+  protocol: 'the answer was not valid HTTP; check api.baseUrl points at the Seller API',
+  closed: 'the API client was already closed (porter is stopping)',
+  'body-too-large': 'the answer was larger than porter accepts; check api.baseUrl points at the Seller API',
+  other: 'porter retries with backoff',
+};
+
+/**
+ * Wraps an undici/Node error. Only the name, code and a scrubbed message are kept: undici errors
+ * can hold request headers, and the Authorization header must never reach a log line.
+ */
+export function toTransportError(
+  error: unknown,
+  context: CallContext,
+  redact: (text: string) => string,
+  override?: { failure: TransportFailure; maybeProcessed: boolean; detail: string },
+): ApiTransportError {
+  const original = error instanceof Error ? error : new Error(String(error));
+  const code = errorCode(original);
+  const { failure, maybeProcessed } = override ?? classify(code, original.name);
+  const detail = override?.detail ?? redact(original.message || code || original.name);
+  const cause = new Error(redact(original.message));
+  cause.name = original.name;
+  if (code) Object.assign(cause, { code });
+  const processed = maybeProcessed ? ' (the request may have been processed)' : ' (the request was not sent)';
+  return new ApiTransportError(`Seller API ${describe(context)} failed: ${detail}${processed}: ${ADVICE[failure]}`, {
+    failure,
+    maybeProcessed,
+    context,
+    cause,
+  });
+}

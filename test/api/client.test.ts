@@ -1,0 +1,180 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { ApiTransportError } from '../../src/api/errors.js';
+import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
+import { apiConfig, assertNoSecret, closedPort, silent } from './helpers.js';
+
+const pullRequest = (client: ApiClient, signal?: AbortSignal) => ({
+  method: 'POST' as const,
+  path: client.routes.pull(SIM_SERVER_ID),
+  json: { onlineIdentifiers: [] },
+  context: { route: 'pull' as const, serverId: SIM_SERVER_ID },
+  signal,
+});
+
+describe('ApiClient over HTTP', () => {
+  let api: FakeSellerApi;
+  let client: ApiClient;
+  before(async () => {
+    api = await startSellerApi();
+    client = createApiClient(apiConfig(api.url, { timeoutMs: 300 }), { logger: silent() });
+  });
+  after(async () => {
+    await client.close();
+    await api.close();
+  });
+
+  test('sends bearer auth and JSON with its content type, returns status, body and rate-limit headers', async () => {
+    api.enqueue(SIM_SERVER_ID, { command: 'say hi' });
+    const answer = await client.send(pullRequest(client));
+    assert.equal(answer.status, 200, 'the fake answers 401 without the bearer token and 415 without application/json');
+    assert.match(answer.body, /"command":"say hi"/);
+    assert.deepEqual(answer.rateLimit, { remaining: 119, limit: 120, retryAfterMs: undefined });
+    const id = JSON.parse(answer.body).id as number;
+    const done = await client.send({ method: 'POST', path: client.routes.done(SIM_SERVER_ID, String(id)), context: { route: 'done' } });
+    assert.equal(done.status, 200);
+  });
+
+  test('every body is read to the end: one keep-alive connection serves answers of every kind', async () => {
+    const before = api.connections;
+    api.inject('pull', '503');
+    api.inject('pull', { body: '{"detail":"' + 'x'.repeat(100_000) + '"}', status: 400 });
+    for (let i = 0; i < 10; i++) {
+      const answer = await client.send(pullRequest(client));
+      assert.ok([204, 400, 503].includes(answer.status));
+    }
+    await client.send({ method: 'POST', path: client.routes.done(SIM_SERVER_ID, '424242'), context: { route: 'done' } });
+    assert.ok(api.connections - before <= 1, `opened ${api.connections - before} connections`);
+  });
+
+  test('a timeout becomes ApiTransportError that may have been processed, at the deadline', async () => {
+    api.inject('pull', { delay: 2_000 });
+    const started = Date.now();
+    const error = await client.send(pullRequest(client)).catch((e: unknown) => e);
+    assert.ok(error instanceof ApiTransportError);
+    assert.equal(error.failure, 'timeout');
+    assert.equal(error.maybeProcessed, true);
+    assert.equal(error.requestSent, true);
+    assert.match(error.message, /300 ms/);
+    assert.match(error.message, /may have been processed/);
+    assert.ok(Date.now() - started < 1_500);
+    assertNoSecret(error, SIM_TOKEN);
+  });
+
+  test('a reset becomes ApiTransportError that may have been processed', async () => {
+    api.inject('pull', 'reset');
+    const error = await client.send(pullRequest(client)).catch((e: unknown) => e);
+    assert.ok(error instanceof ApiTransportError, String(error));
+    assert.equal(error.failure, 'reset');
+    assert.equal(error.maybeProcessed, true);
+    assert.ok(error.cause instanceof Error, 'a scrubbed copy of the cause is kept');
+    assertNoSecret(error, SIM_TOKEN);
+  });
+
+  test('an oversized answer is cut off, not buffered', async () => {
+    const small = createApiClient(apiConfig(api.url), { logger: silent(), maxBodyBytes: 1_024 });
+    try {
+      api.inject('pull', { body: JSON.stringify({ id: 1, command: 'x'.repeat(4_096) }) });
+      const error = await small.send(pullRequest(small)).catch((e: unknown) => e);
+      assert.ok(error instanceof ApiTransportError);
+      assert.equal(error.failure, 'body-too-large');
+      assert.equal(error.maybeProcessed, true);
+    } finally {
+      await small.close();
+    }
+  });
+
+  test('the caller aborting rejects with its own reason, not a transport error', async () => {
+    api.inject('pull', { delay: 1_000 });
+    const controller = new AbortController();
+    const pending = client.send(pullRequest(client, controller.signal));
+    setImmediate(() => controller.abort(new Error('stopping now')));
+    await assert.rejects(pending, /stopping now/);
+    const already = new AbortController();
+    already.abort(new Error('before'));
+    await assert.rejects(client.send(pullRequest(client, already.signal)), /before/);
+  });
+});
+
+describe('ApiClient: connection failures', () => {
+  test('connection refused: not sent', async () => {
+    const port = await closedPort();
+    const client = createApiClient(apiConfig(`http://127.0.0.1:${port}`), { logger: silent() });
+    try {
+      const error = await client.send(pullRequest(client)).catch((e: unknown) => e);
+      assert.ok(error instanceof ApiTransportError, String(error));
+      assert.equal(error.failure, 'connect');
+      assert.equal(error.maybeProcessed, false);
+      assert.match(error.message, /not sent/);
+      assert.match(error.message, /api\.baseUrl/);
+      assertNoSecret(error, SIM_TOKEN);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('plain http to a non-loopback host is refused before any request', () => {
+    assert.throws(() => createApiClient(apiConfig('http://seller.example.com'), { logger: silent() }), /api\.baseUrl/);
+  });
+});
+
+describe('checkToken (porter check): proves the token without claiming', () => {
+  test('200 is valid and lists the servers; nothing is claimed', async () => {
+    const api = await startSellerApi();
+    const client = createApiClient(apiConfig(api.url), { logger: silent() });
+    try {
+      api.enqueue(SIM_SERVER_ID, { command: 'must stay queued' });
+      const check = await client.checkToken();
+      assert.equal(check.kind, 'valid');
+      assert.equal(check.ok, true);
+      assert.deepEqual(check.kind === 'valid' ? check.servers?.map((s) => s.id) : undefined, [SIM_SERVER_ID]);
+      assert.equal(api.claimedCount, 0);
+      assert.deepEqual(api.requests.map((r) => r.route), ['servers']);
+    } finally {
+      await client.close();
+      await api.close();
+    }
+  });
+
+  test('403 (no servers:read) still proves the token; 401 and 402 do not; failures are returned, not thrown', async () => {
+    const api = await startSellerApi({ tokens: { [SIM_TOKEN]: ['commands:execute'] } });
+    const client = createApiClient(apiConfig(api.url), { logger: silent() });
+    const wrong = createApiClient(apiConfig(api.url, { token: 'gci_not_the_right_one' }), { logger: silent() });
+    try {
+      const scoped = await client.checkToken();
+      assert.equal(scoped.kind, 'valid-scope-unchecked');
+      assert.equal(scoped.ok, true);
+
+      const invalid = await wrong.checkToken();
+      assert.equal(invalid.kind, 'invalid-token');
+      assert.equal(invalid.ok, false);
+      if (invalid.kind === 'invalid-token') {
+        assert.equal(invalid.error.exitCode, 78);
+        assert.match(invalid.error.message, /INVALID_INTEGRATION_TOKEN/);
+        assertNoSecret(invalid.error, 'gci_not_the_right_one');
+      }
+
+      api.setPlan(false);
+      const plan = await client.checkToken();
+      assert.equal(plan.kind, 'plan-required');
+      assert.equal(plan.ok, false);
+    } finally {
+      await client.close();
+      await wrong.close();
+      await api.close();
+    }
+  });
+
+  test('an unreachable API is an error result', async () => {
+    const port = await closedPort();
+    const client = createApiClient(apiConfig(`http://127.0.0.1:${port}`), { logger: silent() });
+    try {
+      const check = await client.checkToken();
+      assert.equal(check.kind, 'error');
+      assert.ok(check.kind === 'error' && check.error instanceof ApiTransportError);
+    } finally {
+      await client.close();
+    }
+  });
+});
