@@ -78,7 +78,8 @@ export class DeliveryLoop {
 
   constructor(options: DeliveryLoopOptions) {
     this.#o = options;
-    this.#log = options.logger.child({ server: options.serverId });
+    // The caller's logger already names the server.
+    this.#log = options.logger;
   }
 
   /** A player joined: their online-only commands just became runnable, so pull now. */

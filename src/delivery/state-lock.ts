@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
 
@@ -8,6 +8,7 @@ import { ConfigError } from '../errors.js';
  * process that no longer exists (kill -9, power loss) is taken over.
  */
 export function lockStateDir(stateDir: string): () => void {
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const path = join(stateDir, 'porter.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

@@ -1,0 +1,73 @@
+import type { Logger } from 'pino';
+import type { Config, ResolvedServer } from '../config/schema.js';
+import { configPathFrom, loadConfig } from '../config/load.js';
+import { configSecrets } from '../config/secrets.js';
+import { ConfigError, exitCodeOf } from '../errors.js';
+import { createLogger, scrubSecrets } from '../log.js';
+
+/** Every secret the process knows, so no output path can print one. */
+const knownSecrets: string[] = [];
+
+export function knownSecretValues(): readonly string[] {
+  return knownSecrets;
+}
+
+export async function loadConfigFor(option: string | undefined): Promise<Config> {
+  for (const name of ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD']) {
+    const value = process.env[name];
+    if (value) knownSecrets.push(value);
+  }
+  const config = await loadConfig(configPathFrom(option, process.env), process.env);
+  knownSecrets.push(...configSecrets(config));
+  return config;
+}
+
+/** Logger for commands whose stdout is their answer (rcon, players, check): logs go to stderr. */
+export function stderrLogger(config: Config, level = 'warn'): Logger {
+  const logger = createLogger({ level, pretty: process.stderr.isTTY, secrets: () => knownSecrets, destination: 2 });
+  for (const warning of config.warnings ?? []) logger.warn(warning);
+  return logger;
+}
+
+export function daemonLogger(config: Config): Logger {
+  const logger = createLogger({
+    level: config.log.level,
+    ...(config.log.pretty === undefined ? {} : { pretty: config.log.pretty }),
+    secrets: () => knownSecrets,
+  });
+  for (const warning of config.warnings ?? []) logger.warn(warning);
+  return logger;
+}
+
+export function pickServer(config: Config, id: string | undefined): ResolvedServer {
+  if (id === undefined) {
+    if (config.servers.length === 1) return config.servers[0]!;
+    throw new ConfigError(
+      `the config has ${config.servers.length} servers: choose one with --server (${config.servers.map((s) => s.name ?? s.id).join(', ')})`,
+    );
+  }
+  const server = config.servers.find((s) => s.id === id || s.name === id);
+  if (!server) throw new ConfigError(`no server "${id}" in the config: use one of ${config.servers.map((s) => s.name ?? s.id).join(', ')}`);
+  return server;
+}
+
+/** Prints an error the way a user can act on it, never with a secret in it, and sets the exit code. */
+export function reportFatal(error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown }).code;
+  const prefix = typeof code === 'string' && code.startsWith('E_') ? `porter: ${code}: ` : 'porter: ';
+  process.stderr.write(scrubSecrets(`${prefix}${message}\n`, knownSecrets));
+  process.exitCode = exitCodeOf(error);
+}
+
+/** Wraps a command action: any error becomes a clear message and the right exit code. */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      const code = await fn(...args);
+      if (typeof code === 'number') process.exitCode = code;
+    } catch (error) {
+      reportFatal(error);
+    }
+  };
+}

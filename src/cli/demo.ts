@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import { flushLogger } from '../log.js';
+import { runDemo } from '../sim/demo.js';
+import { action, daemonLogger } from './common.js';
+
+export function registerDemo(program: Command): void {
+  program
+    .command('demo')
+    .description('run porter against a simulated store API and Minecraft server on 127.0.0.1: no setup, no network')
+    .option('--keep-running', 'keep delivering after the sample purchases (stop with Ctrl-C)', false)
+    .option('--join-after <ms>', 'when the player Alex joins the game', (value) => Number.parseInt(value, 10), 3000)
+    .addHelpText('after', '\nExample:\n  porter demo\n\nShows purchases being claimed, run over RCON and reported, then a summary of what the store saw.')
+    .action(
+      action(async (options: { keepRunning: boolean; joinAfter: number }) => {
+        let logger: ReturnType<typeof daemonLogger> | undefined;
+        const code = await runDemo({
+          keepRunning: options.keepRunning,
+          joinAfterMs: options.joinAfter,
+          out: process.stdout,
+          logger: (config) => (logger = daemonLogger(config)),
+        });
+        if (logger) await flushLogger(logger);
+        return code;
+      }),
+    );
+}

@@ -1,0 +1,38 @@
+import type { Command } from 'commander';
+import { systemClock } from '../clock.js';
+import { createExecutor } from '../daemon/create-executor.js';
+import { execPlayerReader } from '../players/exec-source.js';
+import { normalizeIdentifiers } from '../players/normalize.js';
+import { presetFor } from '../players/presets/index.js';
+import { action, loadConfigFor, pickServer, stderrLogger } from './common.js';
+
+export function registerPlayers(program: Command): void {
+  program
+    .command('players')
+    .description('print the online identifiers exactly as porter sends them with a pull, one per line')
+    .option('-c, --config <file>', 'config file (default: $PORTER_CONFIG)')
+    .option('-s, --server <id>', 'server id or name (needed when the config has several)')
+    .addHelpText('after', '\nExample:\n  porter players -c config.json\n\nNothing but identifiers is printed on stdout; problems go to stderr.')
+    .action(
+      action(async (options: { config?: string; server?: string }) => {
+        const config = await loadConfigFor(options.config);
+        const server = pickServer(config, options.server);
+        const logger = stderrLogger(config);
+        let raw: string[];
+        if (server.players.exec) {
+          raw = await execPlayerReader(server.players.exec, { logger })();
+        } else {
+          const executor = createExecutor(server.executor, { logger, clock: systemClock });
+          try {
+            await executor.connect();
+            raw = await presetFor(server.players).readPlayers((command) => executor.query(command));
+          } finally {
+            await executor.close();
+          }
+        }
+        const { ids, cut } = normalizeIdentifiers(raw);
+        if (cut > 0) logger.warn({ cut }, 'more than 4,096 identifiers: the rest are not sent');
+        process.stdout.write(ids.map((id) => `${id}\n`).join(''));
+      }),
+    );
+}

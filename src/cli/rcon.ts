@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import { systemClock } from '../clock.js';
+import { ConfigError } from '../errors.js';
+import { createExecutor } from '../daemon/create-executor.js';
+import { action, loadConfigFor, pickServer, stderrLogger } from './common.js';
+
+export function registerRcon(program: Command): void {
+  program
+    .command('rcon')
+    .description("send one console command to a server's game server and print its answer")
+    .option('-c, --config <file>', 'config file (default: $PORTER_CONFIG)')
+    .option('-s, --server <id>', 'server id or name (needed when the config has several)')
+    .argument('<command...>', 'the console command, e.g. list')
+    .addHelpText('after', '\nExample:\n  porter rcon -c config.json list\n  porter rcon -c config.json --server survival give Steve diamond 1')
+    .action(
+      action(async (words: string[], options: { config?: string; server?: string }) => {
+        const config = await loadConfigFor(options.config);
+        const server = pickServer(config, options.server);
+        if (server.executor.type === 'script') {
+          throw new ConfigError(`server ${server.name ?? server.id} uses a script executor, which has no console: run the script itself to test it`);
+        }
+        const executor = createExecutor(server.executor, { logger: stderrLogger(config), clock: systemClock });
+        try {
+          await executor.connect();
+          const answer = await executor.query(words.join(' '));
+          process.stdout.write(answer.endsWith('\n') || answer === '' ? answer : `${answer}\n`);
+        } finally {
+          await executor.close();
+        }
+      }),
+    );
+}

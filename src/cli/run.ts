@@ -1,0 +1,21 @@
+import type { Command } from 'commander';
+import { runDaemon } from '../daemon/daemon.js';
+import { flushLogger } from '../log.js';
+import { action, daemonLogger, loadConfigFor } from './common.js';
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('run the delivery daemon in the foreground (JSON log lines on stdout, pretty on a TTY)')
+    .option('-c, --config <file>', 'config file (default: $PORTER_CONFIG)')
+    .addHelpText('after', '\nExample:\n  porter run -c /etc/porter/config.json\n\nStops gracefully on SIGTERM/SIGINT: no new pulls, the command in hand is finished and reported.')
+    .action(
+      action(async (options: { config?: string }) => {
+        const config = await loadConfigFor(options.config);
+        const logger = daemonLogger(config);
+        const code = await runDaemon({ config, logger, handleSignals: true });
+        await flushLogger(logger);
+        return code;
+      }),
+    );
+}

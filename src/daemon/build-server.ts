@@ -1,0 +1,77 @@
+import type { Logger } from 'pino';
+import type { ApiClient } from '../api/client.js';
+import { createServerApi } from '../api/server-api.js';
+import { Budget } from '../budget.js';
+import type { Clock } from '../clock.js';
+import type { Config, ResolvedServer } from '../config/schema.js';
+import type { DeliveryObserver } from '../delivery/loop.js';
+import { DeliveryLoop } from '../delivery/loop.js';
+import type { Journal } from '../delivery/journal.js';
+import type { Executor } from '../executors/executor.js';
+import type { GamePreset } from '../players/preset.js';
+import { PlayerCache } from '../players/cache.js';
+import { execPlayerReader } from '../players/exec-source.js';
+import { presetFor } from '../players/presets/index.js';
+import { compileCommandPolicy } from '../policy/command-policy.js';
+import { compileFailurePatterns, failureIn } from '../policy/failure-patterns.js';
+import { createExecutor } from './create-executor.js';
+
+/** Everything one configured server needs, assembled once at start-up. */
+export interface ServerParts {
+  readonly server: ResolvedServer;
+  readonly executor: Executor;
+  readonly players: PlayerCache;
+  readonly budget: Budget;
+  readonly api: ReturnType<typeof createServerApi>;
+  readonly loop: DeliveryLoop;
+}
+
+export interface SharedParts {
+  readonly config: Config;
+  readonly client: ApiClient;
+  readonly journal: Journal;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly observer?: DeliveryObserver;
+}
+
+export function buildServer(server: ResolvedServer, shared: SharedParts): ServerParts {
+  const { config, client, journal, clock } = shared;
+  const logger = shared.logger.child({ server: server.name ?? server.id });
+  const executor = createExecutor(server.executor, { logger, clock });
+  const preset = presetFor(server.players);
+  const read = playerReader(server, executor, preset, logger);
+  const budget = new Budget(config.api.budget, clock);
+  const api = createServerApi({ client, serverId: server.id, budget, clock, logger });
+  const patterns = compileFailurePatterns(preset, server.failurePatterns);
+  let loop: DeliveryLoop | undefined;
+  const players = new PlayerCache({
+    read,
+    refreshMs: server.players.refreshMs,
+    clock,
+    logger,
+    onJoin: () => loop?.wake(),
+  });
+  loop = new DeliveryLoop({
+    serverId: server.id,
+    api,
+    executor,
+    players,
+    journal,
+    policy: compileCommandPolicy(preset, server.commandPolicy),
+    failureIn: (answer) => failureIn(answer, patterns),
+    idleDelay: () => config.poll.idleMs,
+    pullDelay: () => budget.delayFor('pull'),
+    notSentRetryMs: server.notSentRetryMs,
+    clock,
+    logger,
+    ...(shared.observer ? { observer: shared.observer } : {}),
+  });
+  return { server, executor, players, budget, api, loop };
+}
+
+function playerReader(server: ResolvedServer, executor: Executor, preset: GamePreset, logger: Logger) {
+  if (server.players.exec) return execPlayerReader(server.players.exec, { logger });
+  if (server.players.preset === 'none') return async (): Promise<string[]> => [];
+  return (signal?: AbortSignal) => preset.readPlayers((command) => executor.query(command, signal));
+}

@@ -1,0 +1,124 @@
+import type { Logger } from 'pino';
+import { createApiClient } from '../api/client.js';
+import { systemClock, type Clock } from '../clock.js';
+import type { Config } from '../config/schema.js';
+import { Journal } from '../delivery/journal.js';
+import type { DeliveryObserver } from '../delivery/loop.js';
+import { lockStateDir } from '../delivery/state-lock.js';
+import { exitCodeOf, PorterError } from '../errors.js';
+import { buildServer, type ServerParts } from './build-server.js';
+
+export interface DaemonOptions {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  readonly observer?: DeliveryObserver;
+  /** Aborting it is the same as SIGTERM (for `porter demo` and in-process tests). */
+  readonly stopSignal?: AbortSignal;
+  /** Install SIGTERM/SIGINT handlers (the CLI does; embedders may not want to). */
+  readonly handleSignals?: boolean;
+  /** Called once every server is assembled and its loop started (health server, demo). */
+  readonly onStarted?: (daemon: RunningDaemon) => void | Promise<void>;
+}
+
+export interface RunningDaemon {
+  readonly servers: readonly ServerParts[];
+  readonly journal: Journal;
+}
+
+/**
+ * Runs every configured server's delivery loop until stopped. Resolves with the process exit
+ * code (DESIGN §5): 0 after a clean stop, 78 on a configuration or credential error, 1 otherwise.
+ */
+export async function runDaemon(options: DaemonOptions): Promise<number> {
+  const { config, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const unlock = lockStateDir(config.stateDir);
+  const journal = new Journal(config.stateDir);
+  const client = createApiClient(config.api, { logger });
+  const servers = config.servers.map((server) =>
+    buildServer(server, { config, client, journal, clock, logger, ...(options.observer ? { observer: options.observer } : {}) }),
+  );
+  const stop = new AbortController();
+  const hard = new AbortController();
+  const removeSignalHandlers = options.handleSignals ? onStopSignals(requestStop) : () => {};
+  options.stopSignal?.addEventListener('abort', requestStop, { once: true });
+  let exitCode = 0;
+
+  function requestStop(): void {
+    if (stop.signal.aborted) {
+      logger.warn('second stop signal: giving up on the command in hand (it stays journaled)');
+      hard.abort();
+      return;
+    }
+    logger.info({ drainMs: config.shutdown.drainMs }, 'stopping: no new pulls; finishing the command in hand');
+    stop.abort();
+    setTimeout(() => hard.abort(), config.shutdown.drainMs).unref();
+  }
+
+  try {
+    warnAboutOrphans(journal, config, logger);
+    await Promise.all(servers.map((parts) => firstConnect(parts, logger)));
+    for (const parts of servers) parts.players.startWatching(stop.signal);
+    logger.info({ servers: servers.map((s) => s.server.name ?? s.server.id), stateDir: config.stateDir }, 'porter started');
+    const loops = servers.map((parts) =>
+      parts.loop.run({ stop: stop.signal, hard: hard.signal }).catch((error: unknown) => {
+        exitCode = Math.max(exitCode, exitCodeOf(error));
+        logger.error({ err: error, server: parts.server.name ?? parts.server.id }, fatalMessage(error));
+        if (!stop.signal.aborted) requestStop();
+      }),
+    );
+    await options.onStarted?.({ servers, journal });
+    await Promise.all(loops);
+  } catch (error) {
+    exitCode = exitCodeOf(error);
+    logger.error({ err: error }, fatalMessage(error));
+  } finally {
+    removeSignalHandlers();
+    stop.abort();
+    await Promise.allSettled(servers.map((parts) => parts.executor.close()));
+    await client.close().catch(() => undefined);
+    unlock();
+  }
+  logger.info({ exitCode, unreported: journal.pending().length }, 'porter stopped');
+  return exitCode;
+}
+
+/** A wrong password is a configuration error at once; an unreachable server is retried by the loop. */
+async function firstConnect(parts: ServerParts, logger: Logger): Promise<void> {
+  try {
+    await parts.executor.connect();
+  } catch (error) {
+    if (exitCodeOf(error) === 78) throw error;
+    logger.warn(
+      { server: parts.server.name ?? parts.server.id, err: (error as Error).message },
+      'game server not reachable yet: nothing is pulled until it is; retrying with backoff',
+    );
+  }
+}
+
+function warnAboutOrphans(journal: Journal, config: Config, logger: Logger): void {
+  const configured = new Set(config.servers.map((s) => s.id));
+  const orphans = journal.pending().filter((entry) => !configured.has(entry.serverId));
+  if (orphans.length > 0) {
+    logger.warn(
+      { commands: orphans.map((e) => `${e.serverId}/${e.id}`) },
+      'the journal holds unreported commands of servers no longer configured: add the server back to report them',
+    );
+  }
+}
+
+function fatalMessage(error: unknown): string {
+  return error instanceof PorterError && error.exitCode === 78
+    ? 'configuration or credentials rejected: fix the configuration and start again'
+    : 'porter stopped on an unexpected error';
+}
+
+function onStopSignals(handler: () => void): () => void {
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+  return () => {
+    process.off('SIGTERM', handler);
+    process.off('SIGINT', handler);
+  };
+}
