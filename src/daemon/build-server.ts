@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
 import { DeliveryLoop } from '../delivery/loop.js';
+import { idleDelay } from '../delivery/idle-pacing.js';
 import type { Journal } from '../delivery/journal.js';
 import type { Executor } from '../executors/executor.js';
 import type { GamePreset } from '../players/preset.js';
@@ -60,7 +61,7 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
     journal,
     policy: compileCommandPolicy(preset, server.commandPolicy),
     failureIn: (answer) => failureIn(answer, patterns),
-    idleDelay: () => config.poll.idleMs,
+    idleDelay: () => idleDelay(budget.snapshot().pull, clock.now(), config.poll.idleMs),
     pullDelay: () => budget.delayFor('pull'),
     notSentRetryMs: server.notSentRetryMs,
     clock,

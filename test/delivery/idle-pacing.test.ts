@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { RouteBudgetSnapshot } from '../../src/budget.js';
+import { idleDelay } from '../../src/delivery/idle-pacing.js';
+
+function pull(over: Partial<RouteBudgetSnapshot>): RouteBudgetSnapshot {
+  return { remaining: 120, used: 0, cap: 120, apiRemaining: undefined, windowEndsAt: 60_000, blockedUntil: undefined, delayMs: 0, ...over };
+}
+
+describe('idle pacing', () => {
+  test('before the first call of a window, it waits poll.idleMs', () => {
+    assert.equal(idleDelay(pull({ windowEndsAt: undefined }), 0, 1000), 1000);
+  });
+
+  test('spreads the spare budget over the rest of the window: 90 spare calls in 60 s → one every 667 ms', () => {
+    assert.equal(idleDelay(pull({}), 0, 1000), 667);
+  });
+
+  test('keeps pace: the same interval halfway through a window idled at that pace', () => {
+    const used = Math.floor(30_000 / 667);
+    assert.ok(Math.abs(idleDelay(pull({ remaining: 120 - used, used }), 30_000, 1000) - 667) < 15);
+  });
+
+  test('never spends the reserve (a quarter of the cap) on idling', () => {
+    assert.equal(idleDelay(pull({ remaining: 30 }), 59_000, 1000), 1000);
+    assert.equal(idleDelay(pull({ remaining: 31 }), 59_000, 1000), 1000, 'one spare call, but the floor of spreading is idleMs');
+  });
+
+  test('when another connector spends the shared budget, porter idles slower, never faster', () => {
+    assert.equal(idleDelay(pull({ remaining: 40 }), 0, 1000), 1000);
+  });
+
+  test('a generous budget does not become a busy loop: at most four polls per idleMs', () => {
+    assert.equal(idleDelay(pull({ remaining: 100_000, cap: 100_000 }), 0, 1000), 250);
+    assert.equal(idleDelay(pull({ remaining: 100_000, cap: 100_000 }), 0, 200), 100);
+  });
+
+  test('never slower than poll.idleMs', () => {
+    assert.equal(idleDelay(pull({ remaining: 35 }), 0, 1000), 1000);
+    assert.equal(idleDelay(pull({}), 0, 300), 300);
+  });
+});
