@@ -1,0 +1,55 @@
+# syntax=docker/dockerfile:1
+# porter as a container, e.g. beside itzg/minecraft-server (docker-compose.example.yml).
+# Guide: docs/install.md#container.
+#
+# Base: node:24-alpine rather than distroless. porter has no native modules, so musl is no
+# concern; alpine has tini in its repository (distroless has no package manager and no init),
+# and it has a /bin/sh for the delivery scripts a script executor runs, which distroless lacks.
+# Pin it by digest in production (docker build --build-arg NODE_IMAGE=node:24-alpine@sha256:...).
+ARG NODE_IMAGE=node:24-alpine
+
+# ---- build: compile TypeScript with the dev dependencies ----
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+# --ignore-scripts: "prepare" would run tsc before the sources are here.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+RUN npx tsc -p tsconfig.json
+
+# ---- runtime: production dependencies and exactly the files `npm pack` ships ----
+FROM ${NODE_IMAGE} AS runtime
+RUN apk add --no-cache tini \
+ && mkdir -p /etc/porter /var/lib/porter \
+ && chown node:node /var/lib/porter \
+ && chmod 0700 /var/lib/porter
+WORKDIR /opt/porter
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npm cache clean --force
+COPY --from=build /src/dist/src ./dist/src
+COPY config.example.json config.schema.json ./
+COPY systemd ./systemd
+
+# The config is mounted read-only at /etc/porter/config.json and sets "stateDir": "/var/lib/porter"
+# (a volume, so the journal survives the container). Secrets: PORTER_API_TOKEN /
+# PORTER_RCON_PASSWORD, or files under /run/secrets named by api.tokenFile / passwordFile.
+ENV PORTER_CONFIG=/etc/porter/config.json
+VOLUME ["/var/lib/porter"]
+USER node
+
+# /healthz needs "health": {"listen": "127.0.0.1:9464"} (or 0.0.0.0:9464 for Prometheus) in the
+# config; PORTER_HEALTH_PORT follows a different port. node's fetch, so no curl in the image.
+ENV PORTER_HEALTH_PORT=9464
+EXPOSE 9464
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORTER_HEALTH_PORT + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+# tini is PID 1: it forwards SIGTERM to porter and reaps the orphans delivery scripts leave.
+# porter drains for shutdown.drainMs (10 s) after SIGTERM: give it `stop_grace_period: 30s`
+# (compose) or `docker stop -t 30`, since Docker's default of 10 s would cut the drain short.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/sbin/tini", "--", "node", "/opt/porter/dist/src/cli/main.js"]
+CMD ["run"]

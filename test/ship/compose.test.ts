@@ -1,0 +1,117 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseConfig } from '../../src/config/load.js';
+import { configSchema } from '../../src/config/schema.js';
+import { parseListen } from '../../src/health/listen.js';
+import { parseDockerfile } from './dockerfile.js';
+import { readRepoFile, repoPath } from './repo.js';
+import { run } from './run.js';
+
+/**
+ * docker-compose.example.yml read against what itzg/minecraft-server documents (EULA, ENABLE_RCON,
+ * RCON_PORT, RCON_PASSWORD / RCON_PASSWORD_FILE) and against porter's own image and config: the
+ * config it mounts must load, reach the mc service on its RCON port, keep state on the volume
+ * and read the secrets compose hands over. YAML is read with Debian's python3-yaml (no YAML
+ * parser among porter's dependencies).
+ */
+
+const PYTHON = '/usr/bin/python3';
+const toJson = 'import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)';
+
+async function loadYaml(text: string): Promise<unknown> {
+  const result = await run(PYTHON, ['-c', toJson], { input: text, timeoutMs: 20_000 });
+  assert.equal(result.code, 0, `python3-yaml could not read the compose file: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+const probe = await run(PYTHON, ['-c', 'import yaml'], { timeoutMs: 10_000 }).catch(() => ({ code: 1 }));
+const skip = probe.code === 0 ? false : 'Debian python3-yaml is not installed (apt-get install python3-yaml)';
+if (skip && process.env.PORTER_REQUIRE_SHIP_TOOLS === '1') throw new Error(`${skip}; CI requires it`);
+
+type Service = {
+  image?: string;
+  build?: string | { context: string };
+  environment?: Record<string, string | number> | string[];
+  secrets?: (string | { source: string; target?: string })[];
+  ports?: string[];
+  volumes?: string[];
+  depends_on?: Record<string, { condition?: string }>;
+  stop_grace_period?: string;
+  read_only?: boolean;
+  cap_drop?: string[];
+};
+type Compose = { services: Record<string, Service>; secrets?: Record<string, { file?: string }>; volumes?: Record<string, unknown> };
+
+function env(service: Service): Record<string, string> {
+  const raw = service.environment ?? {};
+  if (Array.isArray(raw)) return Object.fromEntries(raw.map((line) => [line.split('=')[0]!, line.slice(line.indexOf('=') + 1)]));
+  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, String(v)]));
+}
+
+function secretPaths(service: Service): string[] {
+  return (service.secrets ?? []).map((s) => (typeof s === 'string' ? `/run/secrets/${s}` : (s.target ?? `/run/secrets/${s.source}`)));
+}
+
+function seconds(span: string | undefined): number {
+  const match = /^(\d+)(s|m)$/.exec(span ?? '');
+  assert.ok(match, `unreadable duration ${span}`);
+  return Number(match[1]) * (match[2] === 'm' ? 60 : 1);
+}
+
+describe('docker-compose.example.yml', { skip }, () => {
+  test('runs itzg/minecraft-server with RCON enabled the way its documentation says', async () => {
+    const compose = (await loadYaml(readRepoFile('docker-compose.example.yml'))) as Compose;
+    const mc = compose.services.mc!;
+    assert.match(mc.image ?? '', /^itzg\/minecraft-server(:|$)/);
+    const vars = env(mc);
+    assert.equal(vars.EULA, 'TRUE');
+    assert.equal(vars.ENABLE_RCON, 'true');
+    assert.equal(vars.RCON_PORT, '25575');
+    assert.ok(vars.RCON_PASSWORD !== undefined || vars.RCON_PASSWORD_FILE !== undefined, 'an RCON password is set');
+    if (vars.RCON_PASSWORD_FILE) assert.ok(secretPaths(mc).includes(vars.RCON_PASSWORD_FILE), 'the password file is a secret mc receives');
+    for (const port of mc.ports ?? []) assert.doesNotMatch(port, /25575/, 'RCON must not be published outside the compose network');
+  });
+
+  test('runs porter from this Dockerfile as a sidecar whose mounted config loads and reaches mc', async () => {
+    const compose = (await loadYaml(readRepoFile('docker-compose.example.yml'))) as Compose;
+    const porter = compose.services.porter!;
+    const mcVars = env(compose.services.mc!);
+    const build = typeof porter.build === 'string' ? porter.build : porter.build?.context;
+    assert.equal(build, '.');
+    assert.ok(porter.depends_on?.mc, 'porter starts after mc');
+
+    const runtime = parseDockerfile(readRepoFile('Dockerfile')).stages.at(-1)!;
+    const imageEnv = runtime.instructions.filter((i) => i.keyword === 'ENV').map((i) => i.args);
+    const configPath = imageEnv.find((e) => e.startsWith('PORTER_CONFIG='))!.split('=')[1]!;
+    const healthPort = Number(imageEnv.find((e) => e.startsWith('PORTER_HEALTH_PORT='))!.split('=')[1]);
+    const stateVolume = (JSON.parse(runtime.instructions.find((i) => i.keyword === 'VOLUME')!.args) as string[])[0]!;
+
+    const mounts = (porter.volumes ?? []).map((v) => v.split(':'));
+    const configMount = mounts.find((m) => m[1] === configPath);
+    assert.ok(configMount, `a config file is mounted at ${configPath}`);
+    assert.equal(configMount[2], 'ro', 'the config is mounted read-only');
+    const stateMount = mounts.find((m) => m[1] === stateVolume);
+    assert.ok(stateMount && compose.volumes && stateMount[0]! in compose.volumes, `a named volume holds ${stateVolume}`);
+
+    const drainMs = configSchema.parse(JSON.parse(readRepoFile('docs/examples/config.compose.json'))).shutdown.drainMs;
+    assert.ok(seconds(porter.stop_grace_period) >= drainMs / 1000 + 5, 'stop_grace_period leaves room for the drain');
+    assert.equal(porter.read_only, true);
+    assert.deepEqual(porter.cap_drop, ['ALL']);
+
+    for (const name of Object.keys(compose.secrets ?? {})) assert.ok(compose.secrets![name]!.file, `secret ${name} comes from a file`);
+
+    // The example config the guide tells users to copy to ./porter/config.json.
+    const raw = JSON.parse(readRepoFile('docs/examples/config.compose.json')) as { api: { tokenFile: string }; servers: { executor: { passwordFile: string } }[] };
+    const config = await parseConfig(raw, repoPath('docs/examples'), { PORTER_API_TOKEN: 'gci_test_token', PORTER_RCON_PASSWORD: 'test-password' });
+    const executor = config.servers[0]!.executor;
+    assert.equal(executor.type, 'rcon');
+    assert.ok(executor.type === 'rcon');
+    assert.equal(executor.host, 'mc', 'RCON host is the compose service name');
+    assert.equal(String(executor.port), mcVars.RCON_PORT);
+    assert.equal(config.stateDir, stateVolume);
+    assert.equal(parseListen(config.health!.listen).port, healthPort, 'HEALTHCHECK probes the port porter listens on');
+    assert.ok(secretPaths(porter).includes(raw.api.tokenFile), 'api.tokenFile is a secret porter receives');
+    assert.ok(secretPaths(porter).includes(raw.servers[0]!.executor.passwordFile), 'passwordFile is a secret porter receives');
+    if (mcVars.RCON_PASSWORD_FILE) assert.equal(raw.servers[0]!.executor.passwordFile, mcVars.RCON_PASSWORD_FILE, 'one password file for both');
+  });
+});
