@@ -1,0 +1,96 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { configJsonSchema } from '../../src/config/json-schema.js';
+import { createMetrics } from '../../src/health/metrics.js';
+import { manualClock } from '../health/fakes.js';
+import { readRepoFile, repoPath } from './repo.js';
+
+/** The docs drafts stay true to the code: every config key, every metric, every quoted message. */
+
+function keyPaths(node: Record<string, unknown>, path: string, out: Set<string>): Set<string> {
+  const properties = node.properties as Record<string, Record<string, unknown>> | undefined;
+  for (const [key, child] of Object.entries(properties ?? {})) {
+    const full = path === '' ? key : `${path}.${key}`;
+    out.add(full);
+    keyPaths(child, full, out);
+  }
+  if (node.items && typeof node.items === 'object') keyPaths(node.items as Record<string, unknown>, `${path}[]`, out);
+  for (const branch of [...((node.oneOf as unknown[]) ?? []), ...((node.anyOf as unknown[]) ?? [])]) keyPaths(branch as Record<string, unknown>, path, out);
+  return out;
+}
+
+function sourceText(dir: string): string {
+  let text = '';
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) text += sourceText(path);
+    // String literals split with `+` across lines are joined, so a message reads as printed.
+    else if (entry.endsWith('.ts')) text += readFileSync(path, 'utf8').replace(/['`"]\s*\+\s*['`"]/g, '');
+  }
+  return text;
+}
+
+describe('docs', () => {
+  test('configuration.md documents every key of the schema', () => {
+    const doc = readRepoFile('docs/configuration.md');
+    const keys = [...keyPaths(configJsonSchema(), '', new Set())];
+    // Sections (api, servers[].executor, …) are documented through their keys.
+    const leaves = keys.filter((key) => !keys.some((other) => other.startsWith(`${key}.`) || other.startsWith(`${key}[]`)));
+    assert.ok(leaves.includes('api.baseUrl') && leaves.includes('servers[].executor.host'));
+    const missing = leaves.filter((key) => !doc.includes(`\`${key}\``));
+    assert.deepEqual(missing, [], 'keys missing from docs/configuration.md');
+  });
+
+  test('operations.md lists exactly the porter_ metrics the registry has', async () => {
+    const metrics = createMetrics({ clock: manualClock(), processMetrics: false });
+    const registered = (await metrics.registry.getMetricsAsJSON()).map((m) => m.name).sort();
+    const documented = [...new Set(readRepoFile('docs/operations.md').match(/`porter_[a-z_]+`/g) ?? [])].map((m) => m.slice(1, -1)).sort();
+    assert.deepEqual(documented, registered);
+  });
+
+  test('operations.md explains the three exit codes', () => {
+    const doc = readRepoFile('docs/operations.md');
+    for (const code of ['| 0 |', '| 78 |', '| 1 |']) assert.ok(doc.includes(code), code);
+  });
+
+  test('troubleshooting.md quotes messages porter really prints', () => {
+    const doc = readRepoFile('docs/troubleshooting.md');
+    const src = sourceText(repoPath('src'));
+    const quoted = [
+      ': unknown key (',
+      'allowed keys here: ',
+      'trailing comma before "}" is not allowed in JSON',
+      '. Fix the file and try again.',
+      'would send the API token unencrypted; use https://',
+      'or under systemd LoadCredential=',
+      'Seller API rejected the token (',
+      'it is missing, wrong, revoked or was regenerated',
+      'Seller API token lacks a scope (',
+      'configuration or credentials rejected: fix the configuration and start again',
+      'check servers[].id against the server list in the store dashboard',
+      "the store's plan does not include API access (402): retrying every",
+      'RCON password rejected; not reconnecting until the configuration is fixed',
+      'fix "password" or "passwordFile" of this server',
+      'in the config, or PORTER_RCON_PASSWORD, so that it matches the game server',
+      'ended the connection during login (',
+      'game server not reachable yet: nothing is pulled until it is; retrying with backoff',
+      'check host and port, that RCON is enabled on the game server (Minecraft: enable-rcon=true)',
+      'RCON reconnect failed; retrying with backoff',
+      'is in use by another porter process (pid',
+      'cannot write the delivery journal in',
+      'check that the state directory is writable and the disk is not full',
+      'executor not connected',
+      'journal not writable',
+      'cannot listen (',
+      'lower api.budget.share to leave room for the official connector',
+      'a command may be stuck PROCESSING on the platform until its own timeout',
+    ];
+    for (const fragment of quoted) {
+      assert.ok(doc.includes(fragment), `troubleshooting.md should quote: ${fragment}`);
+      const inSource = src.includes(fragment) || src.includes(fragment.replace(/'/g, "\\'"));
+      assert.ok(inSource, `no longer printed by src/: ${fragment}`);
+    }
+  });
+});

@@ -1,0 +1,138 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startRconServer } from '../../src/sim/rcon-server.js';
+import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi } from '../../src/sim/seller-api.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { repoRoot } from './repo.js';
+import { run, which } from './run.js';
+import { makeUnitRoot } from './unit-root.js';
+
+/**
+ * The package as a user gets it: `npm pack`, then `npm install -g --prefix` of the tarball into a
+ * fresh prefix (dependencies come from the registry, so this needs the network and a generous
+ * timeout), then the installed `porter` is run. The prefix is <root>/usr/local of a throw-away
+ * root, so `systemd-analyze verify --root` checks the shipped unit against the real install.
+ * Figures (help time, time to first pull) are printed as test diagnostics.
+ */
+
+const INSTALL_TIMEOUT_MS = 170_000;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+describe('npm pack → npm install -g → porter', { timeout: 240_000 }, () => {
+  let work = '';
+  let root = '';
+  let porter = '';
+  let packageDir = '';
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'porter-pack-'));
+    root = makeUnitRoot('absent');
+    // --ignore-scripts: `prepare` (tsc over the whole tree) already ran for this test run.
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: repoRoot, timeoutMs: 60_000 });
+    assert.equal(packed.code, 0, packed.stderr);
+    const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
+    assert.ok(tarball, 'npm pack wrote a tarball');
+    const prefix = join(root, 'usr/local');
+    const installed = await run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', join(work, tarball)], {
+      cwd: work,
+      timeoutMs: INSTALL_TIMEOUT_MS,
+    });
+    assert.equal(installed.code, 0, `npm install -g failed:\n${installed.stderr}`);
+    porter = join(prefix, 'bin/porter');
+    packageDir = join(prefix, 'lib/node_modules/porter');
+  });
+
+  after(() => {
+    for (const dir of [work, root]) if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('installs a `porter` whose --help exits 0 with the usage and every command', async (t) => {
+    const result = await run(porter, ['--help'], { timeoutMs: 30_000 });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^Usage: porter \[options\] \[command\]/m);
+    for (const command of ['run', 'check', 'rcon', 'players', 'demo']) assert.match(result.stdout, new RegExp(`^  ${command}\\b`, 'm'), command);
+    assert.match(result.stdout, /78/, 'the exit codes are explained');
+
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) times.push((await run(porter, ['--help'], { timeoutMs: 30_000 })).ms);
+    const baseline: number[] = [];
+    for (let i = 0; i < 5; i++) baseline.push((await run(process.execPath, ['-e', ''], { timeoutMs: 30_000 })).ms);
+    t.diagnostic(`porter --help: median ${median(times).toFixed(0)} ms over 5 runs (node -e '' alone: ${median(baseline).toFixed(0)} ms)`);
+    assert.ok(median(times) < 3000, `porter --help takes ${median(times).toFixed(0)} ms`);
+  });
+
+  test('ships what users need and nothing from the source tree', () => {
+    for (const file of ['package.json', 'config.example.json', 'config.schema.json', 'systemd/porter.service', 'dist/src/cli/main.js']) {
+      assert.ok(existsSync(join(packageDir, file)), `${file} is installed`);
+    }
+    for (const absent of ['src', 'test', 'dist/test', 'tsconfig.json', '.ci', 'Dockerfile', 'state']) {
+      assert.ok(!existsSync(join(packageDir, absent)), `${absent} is not shipped`);
+    }
+    assert.ok(!existsSync(join(packageDir, 'node_modules/typescript')), 'dev dependencies are not installed');
+  });
+
+  test('the shipped unit verifies against the real install at /usr/local/bin/porter', { skip: which('systemd-analyze') ? false : 'systemd-analyze not installed' }, async () => {
+    const result = await run('systemd-analyze', ['verify', `--root=${root}`, 'porter.service'], { timeoutMs: 30_000 });
+    assert.equal(`${result.stdout}${result.stderr}`, '');
+    assert.equal(result.code, 0);
+  });
+
+  test('the installed porter runs: time to first pull, then a clean SIGTERM stop (exit 0)', async (t) => {
+    const api = await startSellerApi();
+    const rcon = await startRconServer({ password: 'pack-test-password', flavour: 'minecraft' });
+    const dir = mkdtempSync(join(tmpdir(), 'porter-pack-run-'));
+    try {
+      const configPath = join(dir, 'config.json');
+      writeFileSync(
+        configPath,
+        JSON.stringify({
+          api: { baseUrl: api.url },
+          servers: [{ id: SIM_SERVER_ID, executor: { type: 'rcon', host: rcon.host, port: rcon.port } }],
+          poll: { idleMs: 200 },
+          stateDir: './state',
+          log: { level: 'warn' },
+        }),
+      );
+      const env = { ...process.env, PORTER_API_TOKEN: SIM_TOKEN, PORTER_RCON_PASSWORD: 'pack-test-password' };
+      const started = Date.now();
+      const child = spawn(porter, ['run', '-c', configPath], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      let exitCode: number | null | undefined;
+      const exited = new Promise<number | null>((resolve) =>
+        child.on('exit', (code) => {
+          exitCode = code;
+          resolve(code);
+        }),
+      );
+      try {
+        const firstPull = await waitFor(
+          () => {
+            if (exitCode !== undefined) throw new Error(`porter exited with ${exitCode} before its first pull:\n${output}`);
+            return api.requests.find((r) => r.route === 'pull');
+          },
+          { timeoutMs: 30_000, what: 'the first pull' },
+        );
+        t.diagnostic(`installed porter: first pull ${firstPull.at - started} ms after spawn`);
+        assert.ok(firstPull.at - started < 10_000);
+      } finally {
+        child.kill('SIGTERM');
+      }
+      assert.equal(await exited, 0, output);
+      assert.doesNotMatch(output, new RegExp(`${SIM_TOKEN}|pack-test-password`), 'no secret in the output');
+    } finally {
+      await api.close();
+      await rcon.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
