@@ -64,6 +64,8 @@ export interface LoopHealth {
 }
 
 const PLAN_RETRY_MS = 60_000;
+/** Between "the game server dropped while we read its players" and waiting for it to be back. */
+const GAME_SERVER_RECHECK_MS = 100;
 /** A claim the API gave us with an id porter cannot use: nothing to report, slow down. */
 const UNUSABLE_CLAIM_PAUSE_MS = 5_000;
 
@@ -115,6 +117,11 @@ export class DeliveryLoop {
       } catch (error) {
         if (signals.stop.aborted && isAbort(error)) break;
         if (isFatal(error)) throw error;
+        // The game server went away while its players were read: wait for it, not for the API.
+        if (error instanceof NotSentError) {
+          await this.#o.clock.sleep(GAME_SERVER_RECHECK_MS, signals.stop).catch(() => undefined);
+          continue;
+        }
         const wait = this.#pauseAfter(error, failures++);
         await this.#o.clock.sleep(wait, signals.stop).catch(() => undefined);
       }
