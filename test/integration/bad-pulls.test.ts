@@ -1,0 +1,97 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { waitFor } from '../helpers/wait-for.js';
+import { acceptedReports, SIM_SERVER_ID, startBed, WAIT } from './harness.js';
+
+/**
+ * Issue 2 item 13, "bad pull bodies handled without dying": the fake Seller API plays broken
+ * answers on the pull route (each fault on the next pull, in order), and queues commands porter
+ * must refuse. Porter must keep running, report every claim it can name, and deliver what
+ * comes after.
+ */
+
+/** Above 2^53: JSON.parse would turn it into …992. */
+const INT64_ID = '9007199254740993';
+/** The fake's own ids start above 2^53 too, so every real report proves the digits survive. */
+const ID_START = 9_007_199_254_741_001n;
+
+describe('bad pull answers through the real CLI', () => {
+  test('malformed JSON, non-numeric id, int64 id, no command, 5 KB command, CR/LF, 500/503/reset: porter survives and delivers what follows', async (t) => {
+    const bed = await startBed({ api: { idStart: ID_START } });
+    try {
+      bed.writeConfig();
+      const { api } = bed;
+      // Played on the first pulls, in this order; none of them claims anything in the fake.
+      api.inject('pull', 'malformed');
+      api.inject('pull', { body: '{"id":"abc","command":"say abc"}' });
+      api.inject('pull', { body: `{"id": ${INT64_ID}, "command": "say int64"}` });
+      api.inject('pull', { body: '{"id": 77}' });
+      api.inject('pull', '500');
+      api.inject('pull', '503');
+      api.inject('pull', 'reset');
+
+      // Real claims porter must refuse or report failed, then ordinary deliveries.
+      const huge = `say ${'x'.repeat(5 * 1024)}`;
+      const hugeId = api.enqueue(SIM_SERVER_ID, { command: huge });
+      const lfId = api.enqueue(SIM_SERVER_ID, { command: 'say hi\nop Mallory' });
+      const crId = api.enqueue(SIM_SERVER_ID, { command: 'say hi\rop Mallory' });
+      const noCommandId = api.enqueue(SIM_SERVER_ID, { command: undefined });
+      const numberCommandId = api.enqueue(SIM_SERVER_ID, { command: 42 });
+      const after = ['say after-1', 'say after-2', 'say after-3'];
+      const afterIds = after.map((command) => api.enqueue(SIM_SERVER_ID, { command }));
+
+      const porter = bed.spawnPorter();
+      await waitFor(() => afterIds.every((id) => api.commands().find((c) => c.id === id)!.status === 'EXECUTED') || porter.exit, {
+        ...WAIT,
+        timeoutMs: 45_000,
+        what: 'the ordinary commands after the faults to be delivered',
+      });
+      assert.equal(porter.exit, undefined, `porter died\n${porter.tail()}`);
+
+      const byId = new Map(api.commands().map((c) => [c.id, c]));
+      const failedWith = (id: string, reason: RegExp) => {
+        const command = byId.get(id)!;
+        assert.equal(command.status, 'FAILED', `${id}: ${JSON.stringify(command).slice(0, 300)}`);
+        assert.equal(acceptedReports(command), 1);
+        assert.match(command.error ?? '', reason);
+      };
+      failedWith(hugeId, /not sent.*over the RCON request limit of 1446 bytes/);
+      failedWith(lfId, /contains CR, LF or NUL and was not sent/);
+      failedWith(crId, /contains CR, LF or NUL and was not sent/);
+      failedWith(noCommandId, /no command text/);
+      failedWith(numberCommandId, /no command text/);
+      for (const id of afterIds) assert.equal(acceptedReports(byId.get(id)!), 1);
+      assert.ok(afterIds.every((id) => BigInt(id) > 2n ** 53n));
+
+      // The int64 claim ran and was reported under exactly the digits it was pulled with.
+      assert.equal(bed.ranCount('say int64'), 1);
+      const reportsFor = (id: string) => api.requests.filter((r) => (r.route === 'done' || r.route === 'fail') && r.commandId === id);
+      assert.deepEqual(reportsFor(INT64_ID).map((r) => r.route), ['done']);
+      assert.equal(api.requests.filter((r) => r.commandId === '9007199254740992').length, 0);
+      // A claim with an id but no command is reported failed, never left hanging.
+      assert.deepEqual(reportsFor('77').map((r) => r.route), ['fail']);
+      // Unusable answers (malformed, id "abc") cannot be reported: nothing ran for them.
+      assert.equal(bed.ranCount('say abc'), 0);
+
+      // Refused commands never reached the game server, and the connection was never dropped for them.
+      const ran = bed.ran();
+      assert.deepEqual(ran.sort(), ['say int64', ...after].sort(), `ran: ${JSON.stringify(ran.map((c) => c.slice(0, 40)))}`);
+      assert.equal(bed.rcon.totalConnections, 1, 'porter reconnected to RCON: a refused command must not cost the connection');
+      assert.equal(bed.rcon.framingViolations, 0);
+
+      // Every fault was played, and porter backed off after the 5xx and the reset.
+      const faults = api.requests.filter((r) => r.fault !== undefined).map((r) => r.fault);
+      assert.deepEqual(faults, ['malformed', 'body (200)', 'body (200)', 'body (200)', '500', '503', 'reset']);
+      assert.ok(porter.logs(/backing off/).length >= 3, 'the 500, 503 and reset are each logged with a backoff');
+
+      // Still alive and still delivering.
+      const lateId = api.enqueue(SIM_SERVER_ID, { command: 'say late' });
+      await waitFor(() => api.commands().find((c) => c.id === lateId)!.status === 'EXECUTED', { ...WAIT, what: 'a delivery after everything' });
+      porter.kill('SIGTERM');
+      assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+      t.diagnostic(`${api.requests.length} requests; recovered from ${faults.length} faults`);
+    } finally {
+      await bed.close();
+    }
+  });
+});

@@ -1,0 +1,139 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { waitFor } from '../helpers/wait-for.js';
+import { acceptedReports, RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type PorterProcess } from './harness.js';
+
+/**
+ * Issue 2 item 13: 401 / 403 / unknown server / wrong RCON password end `porter run` with exit 78
+ * and a message that names what is wrong and what to do — and no secret in any output. The secret
+ * values are distinctive so a grep over stdout and stderr can prove they never appear.
+ */
+
+function assertNoSecret(porter: PorterProcess, secrets: readonly string[]): void {
+  for (const secret of secrets) {
+    assert.ok(!porter.stdout.includes(secret), `stdout contains the secret ${secret.slice(0, 6)}…`);
+    assert.ok(!porter.stderr.includes(secret), `stderr contains the secret ${secret.slice(0, 6)}…`);
+  }
+}
+
+async function exitsWith78(porter: PorterProcess): Promise<void> {
+  const exit = await porter.waitExit();
+  assert.deepEqual(exit, { code: 78, signal: null }, porter.tail());
+}
+
+describe('credentials and configuration rejected at start: exit 78, clear message, no secret printed', () => {
+  test('a wrong API token: INVALID_INTEGRATION_TOKEN and how to get a new one', async () => {
+    const wrongToken = 'gci_WRONG_9f8e7d6c5b4a3928';
+    const bed = await startBed();
+    try {
+      bed.writeConfig((config) => {
+        config.api.token = wrongToken;
+      });
+      bed.api.enqueue(SIM_SERVER_ID, { command: 'say never' });
+      const porter = bed.spawnPorter();
+      await exitsWith78(porter);
+      assert.match(porter.output, /INVALID_INTEGRATION_TOKEN/);
+      assert.match(porter.output, /rejected the token/);
+      assert.match(porter.output, /create a token with scope commands:execute/);
+      assertNoSecret(porter, [wrongToken, RCON_PASSWORD, SIM_TOKEN]);
+      assert.equal(bed.api.claimedCount, 0);
+      assert.deepEqual(bed.ran(), []);
+    } finally {
+      await bed.close();
+    }
+  });
+
+  test('a token without commands:execute (given in PORTER_API_TOKEN): INTEGRATION_SCOPE_MISSING naming the scope', async () => {
+    const readOnly = 'gci_READONLY_1a2b3c4d5e6f7a8b';
+    const bed = await startBed({ api: { tokens: { [readOnly]: ['servers:read'] } } });
+    try {
+      bed.writeConfig((config) => {
+        delete config.api.token;
+      });
+      const porter = bed.spawnPorter({ env: { PORTER_API_TOKEN: readOnly } });
+      await exitsWith78(porter);
+      assert.match(porter.output, /INTEGRATION_SCOPE_MISSING/);
+      assert.match(porter.output, /requiredScope: commands:execute/);
+      assert.match(porter.output, /store dashboard/);
+      assertNoSecret(porter, [readOnly, RCON_PASSWORD]);
+    } finally {
+      await bed.close();
+    }
+  });
+
+  test('a server id the store does not know: exit 78 naming the id', async () => {
+    const unknown = randomUUID();
+    const bed = await startBed();
+    try {
+      bed.writeConfig((config) => {
+        config.servers[0]!.id = unknown;
+      });
+      const porter = bed.spawnPorter();
+      await exitsWith78(porter);
+      assert.match(porter.output, new RegExp(`does not know server ${unknown}`));
+      assert.match(porter.output, /SERVER_NOT_FOUND/);
+      assert.match(porter.output, /check servers\[\]\.id/);
+      assertNoSecret(porter, [SIM_TOKEN, RCON_PASSWORD]);
+    } finally {
+      await bed.close();
+    }
+  });
+
+  test('a wrong RCON password: exit 78, "the RCON password was rejected", nothing pulled', async () => {
+    const wrongPassword = 'rcon-WRONG-5c4b3a2918';
+    const bed = await startBed();
+    try {
+      bed.writeConfig((config) => {
+        config.servers[0]!.executor.password = wrongPassword;
+      });
+      bed.api.enqueue(SIM_SERVER_ID, { command: 'say never' });
+      const porter = bed.spawnPorter();
+      await exitsWith78(porter);
+      assert.match(porter.output, /the RCON password was rejected/);
+      assert.match(porter.output, /passwordFile/);
+      assertNoSecret(porter, [wrongPassword, RCON_PASSWORD, SIM_TOKEN]);
+      assert.ok(bed.rcon.authFailures >= 1);
+      assert.equal(bed.api.requests.filter((r) => r.route === 'pull').length, 0, 'porter pulled with a game server it cannot log in to');
+    } finally {
+      await bed.close();
+    }
+  });
+});
+
+describe('credentials rejected at run time', () => {
+  test('the token is revoked while porter runs: exit 78 naming INVALID_INTEGRATION_TOKEN, what was delivered stays delivered', async () => {
+    const bed = await startBed();
+    try {
+      bed.writeConfig();
+      bed.api.enqueue(SIM_SERVER_ID, { command: 'say before-revoke' });
+      const porter = bed.spawnPorter();
+      await waitFor(() => bed.api.commands()[0]!.status === 'EXECUTED', { ...WAIT, what: 'the first delivery' });
+      bed.api.setToken(SIM_TOKEN, null);
+      await exitsWith78(porter);
+      assert.match(porter.output, /INVALID_INTEGRATION_TOKEN/);
+      assertNoSecret(porter, [SIM_TOKEN, RCON_PASSWORD]);
+      assert.equal(acceptedReports(bed.api.commands()[0]!), 1);
+    } finally {
+      await bed.close();
+    }
+  });
+
+  test('the RCON password changes under porter and the game server restarts: exit 78, the new password never printed', async () => {
+    const newPassword = 'rcon-NEW-0d1e2f3a4b5c';
+    const bed = await startBed();
+    try {
+      bed.writeConfig();
+      bed.api.enqueue(SIM_SERVER_ID, { command: 'say before-change' });
+      const porter = bed.spawnPorter();
+      await waitFor(() => bed.api.commands()[0]!.status === 'EXECUTED', { ...WAIT, what: 'the first delivery' });
+      bed.rcon.setPassword(newPassword);
+      await bed.rcon.restart();
+      await exitsWith78(porter);
+      assert.match(porter.output, /the RCON password was rejected/);
+      assertNoSecret(porter, [newPassword, RCON_PASSWORD, SIM_TOKEN]);
+    } finally {
+      await bed.close();
+    }
+  });
+});

@@ -1,0 +1,222 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startRconServer, type FakeRconServer, type RconServerOptions } from '../../src/sim/rcon-server.js';
+import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi, type SellerApiOptions } from '../../src/sim/seller-api.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+/**
+ * The integration test bed: both fakes on 127.0.0.1, a config file in a temp folder, and the REAL
+ * CLI (`node dist/src/cli/main.js run -c FILE`) spawned with an argv array, never a shell. Every
+ * process it spawns is killed in `close()`, so a failing test cannot leave one behind.
+ */
+
+/** dist/test/integration/harness.js → dist/src/cli/main.js */
+export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+export const RCON_PASSWORD = 'rcon-pw-Q7v9xZ2k4m';
+export { SIM_SERVER_ID, SIM_TOKEN };
+
+/** Generous: a loaded 2-core CI machine runs two of these files at once. */
+export const WAIT = { timeoutMs: 30_000, intervalMs: 20 } as const;
+
+export type LogLine = Record<string, unknown> & { level?: string; msg?: string };
+
+export interface Exit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+export class PorterProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly startedAt = Date.now();
+  stdout = '';
+  stderr = '';
+  /** Every stdout line that parsed as JSON (pino's log lines). */
+  readonly lines: LogLine[] = [];
+  readonly exited: Promise<Exit>;
+  #exit: Exit | undefined;
+  #partial = '';
+
+  constructor(args: readonly string[], env: NodeJS.ProcessEnv) {
+    this.child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stdin.end();
+    this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => this.#onStdout(chunk));
+    this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
+    this.exited = new Promise((resolve, reject) => {
+      this.child.once('error', reject);
+      // 'close' rather than 'exit': by then every byte of stdout and stderr has been read.
+      this.child.once('close', (code, signal) => {
+        this.#exit = { code, signal };
+        resolve(this.#exit);
+      });
+    });
+  }
+
+  #onStdout(chunk: string): void {
+    this.stdout += chunk;
+    const parts = (this.#partial + chunk).split('\n');
+    this.#partial = parts.pop() ?? '';
+    for (const part of parts) {
+      try {
+        this.lines.push(JSON.parse(part) as LogLine);
+      } catch {
+        // not a log line (the daemon writes nothing else, but a test must not die on it)
+      }
+    }
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Undefined while running. */
+  get exit(): Exit | undefined {
+    return this.#exit;
+  }
+
+  get output(): string {
+    return `${this.stdout}\n${this.stderr}`;
+  }
+
+  /** Log lines whose `msg` matches. */
+  logs(msg: RegExp): LogLine[] {
+    return this.lines.filter((line) => typeof line.msg === 'string' && msg.test(line.msg));
+  }
+
+  waitForLog(msg: RegExp, what = `a log line matching ${msg}`): Promise<LogLine> {
+    return waitFor(() => this.logs(msg)[0] ?? (this.#exit ? fail(`porter exited (${JSON.stringify(this.#exit)}) before ${what}\n${this.tail()}`) : undefined), {
+      ...WAIT,
+      what,
+    });
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    if (this.#exit === undefined) this.child.kill(signal);
+  }
+
+  /** Waits for the exit, SIGKILLing the process when it overstays `timeoutMs`. */
+  async waitExit(timeoutMs: number = WAIT.timeoutMs): Promise<Exit> {
+    let timer: NodeJS.Timeout | undefined;
+    const overstay = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.kill('SIGKILL');
+        reject(new Error(`porter (pid ${this.pid}) did not exit within ${timeoutMs} ms; killed it\n${this.tail()}`));
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([this.exited, overstay]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The last lines of output, for failure messages. */
+  tail(lines = 25): string {
+    return `--- stdout (tail) ---\n${this.stdout.split('\n').slice(-lines).join('\n')}\n--- stderr ---\n${this.stderr.slice(-4000)}`;
+  }
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+export interface BedOptions {
+  readonly api?: SellerApiOptions;
+  readonly rcon?: Partial<RconServerOptions>;
+}
+
+/** Porter's config for the bed's fakes; `edit` changes it before it is written. */
+export type ConfigEdit = (config: PorterConfig) => void;
+
+export interface PorterConfig {
+  api: Record<string, unknown> & { budget?: Record<string, number> };
+  servers: Array<Record<string, unknown> & { id: string; executor: Record<string, unknown>; players?: Record<string, unknown> }>;
+  poll: { idleMs: number };
+  stateDir: string;
+  log: { level: string; pretty?: boolean };
+  shutdown: { drainMs: number };
+}
+
+export class TestBed {
+  readonly dir = mkdtempSync(join(tmpdir(), 'porter-integration-'));
+  readonly configPath = join(this.dir, 'config.json');
+  readonly processes: PorterProcess[] = [];
+
+  constructor(
+    readonly api: FakeSellerApi,
+    readonly rcon: FakeRconServer,
+  ) {}
+
+  baseConfig(): PorterConfig {
+    return {
+      api: { baseUrl: this.api.url, token: SIM_TOKEN, timeoutMs: 5000 },
+      servers: [
+        {
+          id: SIM_SERVER_ID,
+          name: 'itest',
+          executor: { type: 'rcon', host: this.rcon.host, port: this.rcon.port, password: RCON_PASSWORD, timeoutMs: 5000, connectTimeoutMs: 3000 },
+          players: { preset: 'minecraft', refreshMs: 200 },
+        },
+      ],
+      poll: { idleMs: 200 },
+      stateDir: './state',
+      log: { level: 'info', pretty: false },
+      shutdown: { drainMs: 10_000 },
+    };
+  }
+
+  writeConfig(edit?: ConfigEdit): string {
+    const config = this.baseConfig();
+    edit?.(config);
+    writeFileSync(this.configPath, JSON.stringify(config, null, 2), { mode: 0o600 });
+    return this.configPath;
+  }
+
+  /** Spawns `porter run -c <config>`; env has no PORTER_* of the test runner unless given. */
+  spawnPorter(options: { env?: Record<string, string>; args?: readonly string[] } = {}): PorterProcess {
+    const env: NodeJS.ProcessEnv = {};
+    for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('PORTER_') && key !== 'NODE_TEST_CONTEXT') env[key] = value;
+    Object.assign(env, options.env);
+    const porter = new PorterProcess(options.args ?? ['run', '-c', this.configPath], env);
+    this.processes.push(porter);
+    return porter;
+  }
+
+  /** Commands the game server ran, read-only listings left out. */
+  ran(): string[] {
+    return this.rcon.executed.filter((e) => !e.query).map((e) => e.command);
+  }
+
+  /** How many times the game server ran exactly this command text. */
+  ranCount(command: string): number {
+    return this.ran().filter((c) => c === command).length;
+  }
+
+  async close(): Promise<void> {
+    for (const porter of this.processes) porter.kill('SIGKILL');
+    await Promise.allSettled(this.processes.map((p) => p.exited));
+    await Promise.allSettled([this.api.close(), this.rcon.close()]);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+export async function startBed(options: BedOptions = {}): Promise<TestBed> {
+  const api = await startSellerApi(options.api);
+  try {
+    const rcon = await startRconServer({ password: RCON_PASSWORD, flavour: 'minecraft', players: ['Steve'], ...options.rcon });
+    return new TestBed(api, rcon);
+  } catch (error) {
+    await api.close();
+    throw error;
+  }
+}
+
+/** Accepted (200) reports of a command, from the fake's history. */
+export function acceptedReports(command: { reports: ReadonlyArray<{ status: number }> }): number {
+  return command.reports.filter((r) => r.status === 200).length;
+}
+
+export const isSettled = (status: string) => status === 'EXECUTED' || status === 'FAILED';

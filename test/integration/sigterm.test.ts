@@ -1,0 +1,84 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { waitFor } from '../helpers/wait-for.js';
+import { acceptedReports, SIM_SERVER_ID, startBed, WAIT } from './harness.js';
+
+/**
+ * Issue 2 item 9 / 13, "SIGTERM mid-command": porter stops pulling at once, finishes and reports
+ * the command in hand, and exits 0.
+ */
+
+describe('SIGTERM through the real CLI', () => {
+  test('mid-command: the command in hand finishes and is reported done, nothing is pulled after the signal, exit 0', async (t) => {
+    const bed = await startBed();
+    try {
+      bed.writeConfig();
+      // The game server takes 1.5 s to answer this one: long enough to signal while it is in flight.
+      const slow = 'porter-sim delay 1500 slow-delivery';
+      const slowId = bed.api.enqueue(SIM_SERVER_ID, { command: slow });
+      const behind = ['say behind-1', 'say behind-2'].map((command) => bed.api.enqueue(SIM_SERVER_ID, { command }));
+      const porter = bed.spawnPorter();
+
+      await waitFor(() => bed.rcon.executed.some((e) => e.command === slow) || porter.exit, { ...WAIT, what: 'the slow command to reach the game server' });
+      assert.equal(porter.exit, undefined, porter.tail());
+      const signalledAt = Date.now();
+      porter.kill('SIGTERM');
+      const exit = await porter.waitExit();
+      assert.deepEqual(exit, { code: 0, signal: null }, porter.tail());
+
+      const commands = bed.api.commands();
+      const delivered = commands.find((c) => c.id === slowId)!;
+      assert.equal(delivered.status, 'EXECUTED', JSON.stringify(delivered));
+      assert.equal(acceptedReports(delivered), 1);
+      assert.ok(delivered.reports[0]!.at >= signalledAt, 'the report went out after the signal, once the answer came');
+      for (const id of behind) {
+        const waiting = commands.find((c) => c.id === id)!;
+        assert.equal(waiting.status, 'SCHEDULED', `${String(waiting.command)} was claimed after SIGTERM`);
+      }
+      const late = bed.api.requests.filter((r) => r.route === 'pull' && r.at >= signalledAt);
+      assert.deepEqual(late, [], 'pulls after the signal');
+      assert.equal(bed.ranCount(slow), 1);
+      assert.deepEqual(bed.ran(), [slow]);
+      assert.ok(porter.logs(/^stopping/).length === 1);
+      assert.equal(porter.logs(/^porter stopped$/)[0]?.unreported, 0);
+      t.diagnostic(`exited ${Date.now() - signalledAt} ms after SIGTERM`);
+    } finally {
+      await bed.close();
+    }
+  });
+
+  test('while idle: exit 0 promptly, nothing left in the journal', async () => {
+    const bed = await startBed();
+    try {
+      bed.writeConfig();
+      bed.api.enqueue(SIM_SERVER_ID, { command: 'say only-one' });
+      const porter = bed.spawnPorter();
+      await waitFor(() => bed.api.commands()[0]!.status === 'EXECUTED', { ...WAIT, what: 'the delivery' });
+      // Idle now: wait until porter has pulled again and found nothing.
+      const settledAt = Date.now();
+      await waitFor(() => bed.api.requests.some((r) => r.route === 'pull' && r.at > settledAt && r.status === 204), { ...WAIT, what: 'an idle pull' });
+      porter.kill('SIGTERM');
+      const exit = await porter.waitExit(5000);
+      assert.deepEqual(exit, { code: 0, signal: null }, porter.tail());
+      assert.equal(porter.logs(/^porter stopped$/)[0]?.unreported, 0);
+    } finally {
+      await bed.close();
+    }
+  });
+
+  test('SIGINT behaves like SIGTERM', async () => {
+    const bed = await startBed();
+    try {
+      bed.writeConfig();
+      const slow = 'porter-sim delay 800 interrupted';
+      bed.api.enqueue(SIM_SERVER_ID, { command: slow });
+      const porter = bed.spawnPorter();
+      await waitFor(() => bed.rcon.executed.some((e) => e.command === slow) || porter.exit, { ...WAIT, what: 'the slow command to reach the game server' });
+      porter.kill('SIGINT');
+      assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+      assert.equal(bed.api.commands()[0]!.status, 'EXECUTED');
+    } finally {
+      await bed.close();
+    }
+  });
+});
