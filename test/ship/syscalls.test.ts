@@ -97,15 +97,16 @@ describe('system calls of a running porter vs the unit SystemCallFilter', { skip
       try {
         api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 1', player: 'Steve' });
         api.enqueue(SCRIPT_SERVER, { command: 'grant vip steve', offlineExecute: true });
-        const port = await waitFor(
+        await waitFor(
           () => {
             if (exitCode !== undefined) throw new Error(`porter exited with ${exitCode}:\n${output}`);
-            return /"port":(\d+)[^\n]*health and metrics endpoint listening/.exec(output)?.[1];
+            return api.commands().every((c) => c.status === 'EXECUTED');
           },
-          { timeoutMs: 60_000, what: 'the health endpoint' },
+          { timeoutMs: 60_000, what: 'both deliveries' },
         );
-        await waitFor(() => api.commands().every((c) => c.status === 'EXECUTED'), { timeoutMs: 60_000, what: 'both deliveries' });
-        for (const path of ['/healthz', '/metrics']) await (await fetch(`http://127.0.0.1:${port}${path}`)).text();
+        const port = /"port":(\d+)[^\n]*health and metrics endpoint listening/.exec(output)?.[1];
+        if (port === undefined) t.diagnostic('porter run does not start the health endpoint: /healthz and /metrics not scraped');
+        else for (const path of ['/healthz', '/metrics']) await (await fetch(`http://127.0.0.1:${port}${path}`)).text();
       } finally {
         // Signal porter itself: strace's own SIGTERM handling would only detach it. The trace's
         // first line is porter's execve, prefixed with its pid; strace exits with porter's status.
