@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { runDaemon } from '../daemon/daemon.js';
 import { flushLogger } from '../log.js';
-import { action, daemonLogger, loadConfigFor } from './common.js';
+import { action, daemonLogger, knownSecretValues, loadConfigFor } from './common.js';
 
 export function registerRun(program: Command): void {
   program
@@ -13,7 +13,7 @@ export function registerRun(program: Command): void {
       action(async (options: { config?: string }) => {
         const config = await loadConfigFor(options.config);
         const logger = daemonLogger(config);
-        const code = await runDaemon({ config, logger, handleSignals: true });
+        const code = await runDaemon({ config, logger, handleSignals: true, secrets: knownSecretValues });
         await flushLogger(logger);
         return code;
       }),

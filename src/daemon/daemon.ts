@@ -6,6 +6,7 @@ import { Journal } from '../delivery/journal.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
 import { lockStateDir } from '../delivery/state-lock.js';
 import { exitCodeOf, PorterError } from '../errors.js';
+import { healthWiring } from '../health/wire.js';
 import { buildServer, type ServerParts } from './build-server.js';
 
 export interface DaemonOptions {
@@ -17,8 +18,8 @@ export interface DaemonOptions {
   readonly stopSignal?: AbortSignal;
   /** Install SIGTERM/SIGINT handlers (the CLI does; embedders may not want to). */
   readonly handleSignals?: boolean;
-  /** Called once every server is assembled and its loop started (health server, demo). */
-  readonly onStarted?: (daemon: RunningDaemon) => void | Promise<void>;
+  /** Every secret value, so the health endpoint can keep them out of the error texts it shows. */
+  readonly secrets?: () => readonly string[];
 }
 
 export interface RunningDaemon {
@@ -36,8 +37,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const unlock = lockStateDir(config.stateDir);
   const journal = new Journal(config.stateDir);
   const client = createApiClient(config.api, { logger });
+  const health = healthWiring(config, { logger, clock, ...(options.secrets ? { secrets: options.secrets } : {}) });
+  const observer = combineObservers(options.observer, health?.daemonOptions.observer);
   const servers = config.servers.map((server) =>
-    buildServer(server, { config, client, journal, clock, logger, ...(options.observer ? { observer: options.observer } : {}) }),
+    buildServer(server, { config, client, journal, clock, logger, ...(observer ? { observer } : {}) }),
   );
   const stop = new AbortController();
   const hard = new AbortController();
@@ -58,6 +61,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
 
   try {
     warnAboutOrphans(journal, config, logger);
+    // Before any claim: a health port already in use must stop porter while it holds nothing.
+    await health?.daemonOptions.onStarted({ servers, journal });
     await Promise.all(servers.map((parts) => firstConnect(parts, logger)));
     for (const parts of servers) parts.players.startWatching(stop.signal);
     logger.info({ servers: servers.map((s) => s.server.name ?? s.server.id), stateDir: config.stateDir }, 'porter started');
@@ -68,7 +73,6 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
         if (!stop.signal.aborted) requestStop();
       }),
     );
-    await options.onStarted?.({ servers, journal });
     await Promise.all(loops);
   } catch (error) {
     exitCode = exitCodeOf(error);
@@ -76,7 +80,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   } finally {
     removeSignalHandlers();
     stop.abort();
-    await Promise.allSettled(servers.map((parts) => parts.executor.close()));
+    await Promise.allSettled([...servers.map((parts) => parts.executor.close()), health?.close()]);
     await client.close().catch(() => undefined);
     unlock();
   }
@@ -112,6 +116,15 @@ function fatalMessage(error: unknown): string {
   return error instanceof PorterError && error.exitCode === 78
     ? 'configuration or credentials rejected: fix the configuration and start again'
     : 'porter stopped on an unexpected error';
+}
+
+function combineObservers(...observers: Array<DeliveryObserver | undefined>): DeliveryObserver | undefined {
+  const present = observers.filter((o): o is DeliveryObserver => o !== undefined);
+  if (present.length <= 1) return present[0];
+  return {
+    onDelivery: (event) => present.forEach((o) => o.onDelivery?.(event)),
+    onPull: (event) => present.forEach((o) => o.onPull?.(event)),
+  };
 }
 
 function onStopSignals(handler: () => void): () => void {
