@@ -7,13 +7,9 @@ import { startHealthServer, type HealthServer } from './server.js';
 import type { HealthSource } from './source.js';
 
 /**
- * Connects the health/metrics endpoint to runDaemon in one place, so `porter run` and
- * `porter demo` wire it the same way:
- *
- *   const health = healthWiring(config, { logger, clock });
- *   const code = await runDaemon({ config, logger, ..., ...health?.daemonOptions });
- *   await health?.close();
- *
+ * Connects the health/metrics endpoint to a daemon in one place (runDaemon uses it, so
+ * `porter run` and `porter demo` get it the same way): the observer goes to every delivery
+ * loop, onStarted starts the endpoint once the servers are assembled, close() stops it.
  * Returns undefined when the config has no `health` section: no port is opened then.
  */
 export interface HealthWiring {

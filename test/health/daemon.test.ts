@@ -1,36 +1,48 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { systemClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config/load.js';
 import { runDaemon } from '../../src/daemon/daemon.js';
-import { healthWiring, type HealthWiring } from '../../src/health/wire.js';
 import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { parseMetrics, sample } from './fakes.js';
 
 /**
- * /healthz and /metrics scraped from a real daemon (runDaemon in this process) delivering from the
- * simulated Seller API to the simulated Minecraft RCON server: during deliveries, during an RCON
- * outage and after it, and under a 429.
+ * /healthz and /metrics scraped from a real daemon (runDaemon in this process, which starts the
+ * endpoint itself when health.listen is set) delivering from the simulated Seller API to the
+ * simulated Minecraft RCON server: during deliveries, during an RCON outage and after it, and
+ * under a 429.
  */
 
-const logger = pino({ level: 'silent' });
 const PASSWORD = 'rcon-secret-4242';
+
+/** A logger that prints nothing but keeps its lines, to learn the port health.listen 127.0.0.1:0 got. */
+function capturingLogger() {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString().split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, sink), lines };
+}
 
 describe('health endpoint of a running daemon', () => {
   let api: FakeSellerApi;
   let rcon: FakeRconServer;
   let stateDir: string;
-  let wiring: HealthWiring;
+  let port = 0;
   const stop = new AbortController();
   let finished: Promise<number>;
 
-  const url = (path: string) => `http://127.0.0.1:${wiring.server()!.port}${path}`;
+  const url = (path: string) => `http://127.0.0.1:${port}${path}`;
   const healthz = async () => {
     const response = await fetch(url('/healthz'), { signal: AbortSignal.timeout(5000) });
     return { status: response.status, body: (await response.json()) as { status: string; servers: Record<string, { reasons: string[]; backlog: number }> } };
@@ -60,15 +72,17 @@ describe('health endpoint of a running daemon', () => {
       stateDir,
       {},
     );
-    wiring = healthWiring(config, { logger, clock: systemClock })!;
-    finished = runDaemon({ config, logger, clock: systemClock, stopSignal: stop.signal, ...wiring.daemonOptions });
-    await waitFor(() => wiring.server(), { what: 'the health endpoint to listen' });
+    const { logger, lines } = capturingLogger();
+    finished = runDaemon({ config, logger, clock: systemClock, stopSignal: stop.signal, secrets: () => [PASSWORD, SIM_TOKEN] });
+    port = await waitFor(
+      () => lines.map((l) => JSON.parse(l) as { component?: string; port?: number }).find((l) => l.component === 'health' && l.port)?.port,
+      { what: 'the health endpoint to listen' },
+    );
   });
 
   after(async () => {
     stop.abort();
-    await finished;
-    await wiring.close();
+    assert.equal(await finished, 0);
     await api.close();
     await rcon.close();
     rmSync(stateDir, { recursive: true, force: true });
