@@ -127,11 +127,25 @@ function combineObservers(...observers: Array<DeliveryObserver | undefined>): De
   };
 }
 
+/**
+ * porter owns SIGTERM and SIGINT while it runs. conf writes through `atomically`, whose
+ * `when-exit` hook answers these signals by removing itself and re-raising the signal: one
+ * SIGTERM from systemd would reach porter twice (read as "stop now, drop the command in hand"),
+ * and without a handler of ours the re-raised signal kills the process mid-delivery. The other
+ * listeners are set aside and put back (as they were, once-wrappers included) when porter stops.
+ */
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+
 function onStopSignals(handler: () => void): () => void {
-  process.on('SIGTERM', handler);
-  process.on('SIGINT', handler);
+  const setAside = STOP_SIGNALS.map((signal) => [signal, process.rawListeners(signal)] as const);
+  for (const signal of STOP_SIGNALS) {
+    process.removeAllListeners(signal);
+    process.on(signal, handler);
+  }
   return () => {
-    process.off('SIGTERM', handler);
-    process.off('SIGINT', handler);
+    for (const [signal, listeners] of setAside) {
+      process.off(signal, handler);
+      for (const listener of listeners) process.on(signal, listener as (...args: unknown[]) => void);
+    }
   };
 }
