@@ -1,0 +1,131 @@
+import { figure, type BenchResult } from '../lib/figure.js';
+import { LIFTED_BUDGET, releaseFixture, startFixture } from '../lib/fixture.js';
+import { startPorter, type PorterProcess } from '../lib/porter-process.js';
+import { rssKb } from '../lib/proc.js';
+import { RequestTally } from '../lib/requests.js';
+import { median, round } from '../lib/stats.js';
+import { sleep, until } from '../lib/wait.js';
+import type { Benchmark, BenchContext } from '../lib/context.js';
+import { spawn } from 'node:child_process';
+
+/**
+ * CPU per command and memory, from one porter process with the budget lifted (the fake and
+ * porter both allow a billion calls a window), so porter runs as fast as it can.
+ *
+ * CPU: user+sys of the porter process (/proc/<pid>/stat) between checkpoints every `segment`
+ * delivered commands; the figure is the median over the segments. Startup is excluded because
+ * the first checkpoint is taken once porter is up and idling. Memory: VmRSS once porter idles
+ * after start and after the last command, next to a bare `node` process's RSS.
+ */
+
+const BARE_NODE = ['-e', 'setInterval(() => {}, 1e3)'];
+
+interface Checkpoint {
+  readonly done: number;
+  readonly cpuMs: number;
+  readonly userMs: number;
+  readonly rssKb: number;
+  readonly at: number;
+}
+
+export const cpuMemory: Benchmark = {
+  name: 'cpu-memory',
+  description: 'CPU per delivered command (budget lifted) and RSS after start / after many commands vs bare node',
+  async run(context: BenchContext): Promise<BenchResult> {
+    const total = context.quick ? 10_000 : 50_000;
+    const segment = 5_000;
+    const bare = await bareNodeRss(3);
+    context.progress(`bare node RSS ${round(bare / 1024, 1)} MB; delivering ${total} commands with the budget lifted`);
+
+    const fixture = await startFixture({ budget: LIFTED_BUDGET });
+    let porter: PorterProcess | undefined;
+    try {
+      const tally = new RequestTally(fixture.api);
+      porter = startPorter(fixture.configPath, fixture.dir, { profile: context.profile, nodeArgs: context.porterNodeArgs });
+      const p = porter;
+      // Up and idling: two pulls (the first, and one idle interval later) have been answered.
+      await until(() => tally.update().pulls >= 2, 'porter to start and pull twice', { timeoutMs: 20_000, onTimeout: () => p.tail() });
+      await sleep(200);
+      const checkpoint = (done: number): Checkpoint => {
+        const { user, system } = p.cpuTimes();
+        return { done, cpuMs: user + system, userMs: user, rssKb: p.rssKb(), at: Date.now() };
+      };
+      const start = checkpoint(0);
+
+      let enqueued = 0;
+      const topUp = () => {
+        // Keep a few thousand due at all times, so porter never idles between checkpoints.
+        while (enqueued < total && enqueued - tally.doneOk < 3_000) {
+          fixture.api.enqueue(fixture.serverId, { command: `say bench ${enqueued}`, offlineExecute: true });
+          enqueued++;
+        }
+      };
+      const checkpoints: Checkpoint[] = [start];
+      for (let next = segment; next <= total; next += segment) {
+        await until(
+          () => {
+            topUp();
+            return tally.update().doneOk >= next;
+          },
+          `${next} deliveries`,
+          { timeoutMs: 300_000, intervalMs: 2, onTimeout: () => p.tail() },
+        );
+        checkpoints.push(checkpoint(tally.doneOk));
+        context.progress(`  ${tally.doneOk} delivered, RSS ${round(p.rssKb() / 1024, 1)} MB`);
+      }
+      const end = checkpoints.at(-1)!;
+      const perSegment = checkpoints.slice(1).map((c, i) => (c.cpuMs - checkpoints[i]!.cpuMs) / (c.done - checkpoints[i]!.done));
+      const rates = checkpoints.slice(1).map((c, i) => ((c.done - checkpoints[i]!.done) * 1000) / (c.at - checkpoints[i]!.at));
+      const overall = (end.cpuMs - start.cpuMs) / (end.done - start.done);
+      const overallUser = (end.userMs - start.userMs) / (end.done - start.done);
+      const doubleClaims = fixture.api.commands().filter((c) => c.claims > 1).length;
+      if (doubleClaims > 0) throw new Error(`benchmark: ${doubleClaims} commands were claimed twice: porter is broken, figures are void`);
+      const growthMb = (end.rssKb - start.rssKb) / 1024;
+      return {
+        name: this.name,
+        figures: [
+          figure('cpu.perCommand', `CPU per command (median of ${perSegment.length} × ${segment})`, 'ms', perSegment.map((v) => round(v, 3)), {
+            target: { op: '<=', value: 1, text: '≤ 1 ms' },
+          }),
+          figure('memory.rssAfterStart', 'RSS after start', 'MB', [round(start.rssKb / 1024, 1)]),
+          figure('memory.rssAfterMany', `RSS after ${total} commands`, 'MB', [round(end.rssKb / 1024, 1)], {
+            target: { op: '<=', value: round((1.5 * bare) / 1024, 1), text: '≤ 1.5 × bare node' },
+          }),
+          figure('memory.bareNode', 'RSS of a bare node process', 'MB', [round(bare / 1024, 1)]),
+          figure('memory.growth', `RSS growth over ${total} commands`, 'MB', [round(growthMb, 1)], {
+            target: { op: '<', value: 5, text: '< 5 MB' },
+          }),
+        ],
+        detail: {
+          commands: total,
+          overallCpuMsPerCommand: round(overall, 3),
+          overallUserMsPerCommand: round(overallUser, 3),
+          overallSystemMsPerCommand: round(overall - overallUser, 3),
+          commandsPerSecond: rates.map((r) => round(r)),
+          checkpoints: checkpoints.map((c) => ({ done: c.done, cpuMs: round(c.cpuMs), rssMb: round(c.rssKb / 1024, 1), atMs: c.at - start.at })),
+        },
+      };
+    } finally {
+      await porter?.stop();
+      await releaseFixture(fixture, context);
+    }
+  },
+};
+
+/** Median VmRSS (kB) of `runs` bare `node` processes that only keep a timer alive. */
+async function bareNodeRss(runs: number): Promise<number> {
+  const values: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const child = spawn(process.execPath, BARE_NODE, { stdio: 'ignore' });
+    try {
+      const pid = child.pid;
+      if (pid === undefined) throw new Error('could not start a bare node process');
+      // Let it finish starting (module loading, first GC) before reading.
+      await sleep(1000);
+      values.push(rssKb(pid));
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }
+  return median(values);
+}

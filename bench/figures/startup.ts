@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { figure, type BenchResult } from '../lib/figure.js';
+import { releaseFixture, startFixture } from '../lib/fixture.js';
+import { PORTER_MAIN, startPorter, timeProcess } from '../lib/porter-process.js';
+import { round } from '../lib/stats.js';
+import { until } from '../lib/wait.js';
+import type { Benchmark, BenchContext } from '../lib/context.js';
+
+/**
+ * Startup: wall time of `porter --help` and of `node -e 0` (spawn to exit), and of `porter run`
+ * from spawn to its first pull arriving at the fake API (both on Date.now of this machine). One
+ * untimed round first, so every timed one finds the files in the page cache.
+ */
+
+/** When porter last logged "porter started" (config loaded, RCON logged in), from its JSON log. */
+function startedLogAt(logPath: string): number | undefined {
+  for (const line of readFileSync(logPath, 'utf8').split('\n').reverse()) {
+    if (!line.includes('"porter started"')) continue;
+    try {
+      const time = (JSON.parse(line) as { time?: unknown }).time;
+      const at = typeof time === 'string' ? Date.parse(time) : typeof time === 'number' ? time : Number.NaN;
+      return Number.isFinite(at) ? at : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+export const startup: Benchmark = {
+  name: 'startup',
+  description: '`porter --help` and `porter run` start → first pull, against `node -e 0`',
+  async run(context: BenchContext): Promise<BenchResult> {
+    const runs = context.quick ? 3 : 7;
+    const fixture = await startFixture();
+    const nodeBare: number[] = [];
+    const help: number[] = [];
+    const firstPull: number[] = [];
+    const toStarted: number[] = [];
+    try {
+      for (let i = -1; i < runs; i++) {
+        const bare = await timeProcess(['-e', '0']);
+        const helpMs = await timeProcess([PORTER_MAIN, '--help']);
+        const seen = fixture.api.requests.length;
+        const porter = startPorter(fixture.configPath, fixture.dir, { profile: context.profile, nodeArgs: context.porterNodeArgs });
+        try {
+          const pull = await until(() => fixture.api.requests.slice(seen).find((r) => r.route === 'pull'), 'the first pull', {
+            timeoutMs: 20_000,
+            intervalMs: 1,
+            onTimeout: () => porter.tail(),
+          });
+          if (i < 0) continue; // the warm-up round
+          nodeBare.push(round(bare, 1));
+          help.push(round(helpMs, 1));
+          firstPull.push(pull.at - porter.spawnedAt);
+          const started = startedLogAt(porter.logPath);
+          if (started !== undefined) toStarted.push(started - porter.spawnedAt);
+        } finally {
+          await porter.stop();
+        }
+      }
+    } finally {
+      await releaseFixture(fixture, context);
+    }
+    context.progress(`  start → first pull ${firstPull.join(' / ')} ms; --help ${help.join(' / ')} ms; node -e 0 ${nodeBare.join(' / ')} ms`);
+    return {
+      name: this.name,
+      figures: [
+        figure('startup.firstPull', 'start → first pull', 'ms', firstPull, { target: { op: '<=', value: 300, text: '≤ 300 ms' } }),
+        figure('startup.help', '`porter --help`', 'ms', help),
+        figure('startup.nodeBare', '`node -e 0`', 'ms', nodeBare),
+      ],
+      detail: { runs, startToStartedLogLineMs: toStarted },
+    };
+  },
+};

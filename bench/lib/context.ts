@@ -1,0 +1,24 @@
+/** What every benchmark gets from the runner. */
+export interface BenchContext {
+  /** `--quick`: fewer runs and samples, for a look rather than a record. */
+  readonly quick: boolean;
+  /** Progress lines on stderr, so stdout stays the table. */
+  progress(message: string): void;
+  /** `--keep`: leave temp folders (configs, porter logs) for a post-mortem. */
+  readonly keep: boolean;
+  /** `--profile`: every porter process writes a .cpuprofile into its (kept) temp folder. */
+  readonly profile: boolean;
+  /** `--node-arg FLAG` (repeatable): more node flags for every porter process. */
+  readonly porterNodeArgs: readonly string[];
+}
+
+export interface Benchmark {
+  readonly name: string;
+  readonly description: string;
+  /**
+   * Porter mostly idles in this benchmark, so it may run at the same time as the other such
+   * benchmarks without either disturbing the other's figures.
+   */
+  readonly sideBySide?: boolean;
+  run(context: BenchContext): Promise<import('./figure.js').BenchResult>;
+}

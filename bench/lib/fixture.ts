@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
+import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
+
+/**
+ * One benchmark scene: the fake Seller API and a fake Minecraft RCON server in the harness
+ * process, and a porter config file (in a fresh temp folder) that points at both. The same
+ * budget is given to the fake and to porter, unless a test wants them to differ.
+ */
+
+export interface Budget {
+  readonly perWindow: number;
+  readonly windowMs: number;
+}
+
+export interface FixtureOptions {
+  readonly budget?: Budget;
+  readonly idleMs?: number;
+  readonly refreshMs?: number;
+  readonly players?: readonly string[];
+  readonly logLevel?: 'info' | 'warn' | 'debug';
+}
+
+export interface Fixture {
+  readonly api: FakeSellerApi;
+  readonly game: FakeRconServer;
+  readonly serverId: string;
+  readonly dir: string;
+  readonly configPath: string;
+  /** Stops both fakes; `keepFiles` leaves the folder (config, porter.log) for a post-mortem. */
+  close(keepFiles?: boolean): Promise<void>;
+}
+
+export const DEFAULT_BUDGET: Budget = { perWindow: 120, windowMs: 60_000 };
+/** "Lifted": far more than porter can spend in any run. */
+export const LIFTED_BUDGET: Budget = { perWindow: 1_000_000_000, windowMs: 60_000 };
+
+export async function startFixture(options: FixtureOptions = {}): Promise<Fixture> {
+  const budget = options.budget ?? DEFAULT_BUDGET;
+  const password = randomBytes(12).toString('hex');
+  const api = await startSellerApi({ budget });
+  const game = await startRconServer({ password, flavour: 'minecraft', players: options.players ?? [] });
+  const dir = mkdtempSync(join(tmpdir(), 'porter-bench-'));
+  writeFileSync(join(dir, 'api-token'), SIM_TOKEN, { mode: 0o600 });
+  writeFileSync(join(dir, 'rcon-password'), password, { mode: 0o600 });
+  const configPath = join(dir, 'config.json');
+  const players = options.refreshMs === undefined ? { preset: 'minecraft' } : { preset: 'minecraft', refreshMs: options.refreshMs };
+  const config = {
+    api: { baseUrl: api.url, tokenFile: './api-token', budget: { perWindow: budget.perWindow, windowMs: budget.windowMs } },
+    servers: [
+      {
+        id: SIM_SERVER_ID,
+        name: 'bench',
+        executor: { type: 'rcon', host: game.host, port: game.port, passwordFile: './rcon-password' },
+        players,
+      },
+    ],
+    ...(options.idleMs === undefined ? {} : { poll: { idleMs: options.idleMs } }),
+    stateDir: './state',
+    log: { level: options.logLevel ?? 'info' },
+  };
+  writeFileSync(configPath, JSON.stringify(config, null, 2));
+  return {
+    api,
+    game,
+    serverId: SIM_SERVER_ID,
+    dir,
+    configPath,
+    async close(keepFiles = false) {
+      await Promise.allSettled([api.close(), game.close()]);
+      if (!keepFiles) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Stops the fakes; with `--keep` the folder stays and its path is printed. */
+export async function releaseFixture(fixture: Fixture, context: { readonly keep: boolean; progress(message: string): void }): Promise<void> {
+  await fixture.close(context.keep);
+  if (context.keep) context.progress(`  kept ${fixture.dir}`);
+}

@@ -1,0 +1,103 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cpuMs, cpuTimes, rssKb } from './proc.js';
+
+/** The real CLI, as `npm run bench` built it. */
+export const PORTER_MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+export interface PorterProcess {
+  readonly pid: number;
+  /** Date.now() just before the spawn. */
+  readonly spawnedAt: number;
+  /** Where stdout (the JSON log lines) and stderr go. */
+  readonly logPath: string;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  cpuMs(): number;
+  cpuTimes(): { user: number; system: number };
+  rssKb(): number;
+  /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. Returns the exit code. */
+  stop(graceMs?: number): Promise<number | null>;
+  /** The last lines porter wrote, for error messages. */
+  tail(lines?: number): string;
+}
+
+export interface StartOptions {
+  /** Write a V8 CPU profile (.cpuprofile) into the fixture's folder when porter exits. */
+  readonly profile?: boolean;
+  /** More node flags for porter (e.g. --trace-gc, whose lines land in porter.log). */
+  readonly nodeArgs?: readonly string[];
+}
+
+/**
+ * Starts `porter run -c <config>` as its own process. stdout and stderr go to a file rather than
+ * a pipe: pino writes synchronously, and a pipe the harness drains late would make porter wait,
+ * which would be the harness's cost charged to porter.
+ */
+export function startPorter(configPath: string, dir: string, options: StartOptions = {}): PorterProcess {
+  const logPath = join(dir, 'porter.log');
+  const out = openSync(logPath, 'a');
+  const spawnedAt = Date.now();
+  let child: ChildProcess;
+  try {
+    const nodeArgs = [...(options.profile ? ['--cpu-prof', '--cpu-prof-dir', dir] : []), ...(options.nodeArgs ?? [])];
+    child = spawn(process.execPath, [...nodeArgs, PORTER_MAIN, 'run', '-c', configPath], {
+      cwd: dir,
+      stdio: ['ignore', out, out],
+    });
+  } finally {
+    closeSync(out);
+  }
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`could not start porter (${PORTER_MAIN}): run "npm run bench" so that it is built first`);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  let done = false;
+  void exited.then(() => {
+    done = true;
+  });
+  const tail = (lines = 20) => {
+    try {
+      return readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    } catch {
+      return '(no log)';
+    }
+  };
+  return {
+    pid,
+    spawnedAt,
+    logPath,
+    exited,
+    cpuMs: () => cpuMs(pid),
+    cpuTimes: () => cpuTimes(pid),
+    rssKb: () => rssKb(pid),
+    tail,
+    async stop(graceMs = 15_000) {
+      if (!done) child.kill('SIGTERM');
+      const timer = setTimeout(() => {
+        if (!done) child.kill('SIGKILL');
+      }, graceMs);
+      try {
+        return (await exited).code;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** Wall time of a process from spawn to exit, in ms (hrtime, so sub-ms). */
+export function timeProcess(args: readonly string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      if (code === 0) resolve(ms);
+      else reject(new Error(`${args.join(' ')} exited with ${code}`));
+    });
+  });
+}

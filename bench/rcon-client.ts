@@ -1,0 +1,124 @@
+import { connect, type Socket } from 'node:net';
+import { pino } from 'pino';
+import { RconExecutor } from '../src/executors/rcon.js';
+
+/**
+ * The client side of the RCON benchmark, run as its own process so that it does not share an
+ * event loop with the fake server it talks to:
+ *
+ *   node dist/bench/rcon-client.js <porter|raw> <minecraft|source> <port> <durationMs>
+ *
+ * with the password in BENCH_RCON_PASSWORD (never on the command line). It sends one command after
+ * another on one connection for `durationMs` (after a short warm-up) and prints
+ * {"roundTrips": n, "ms": elapsed} on stdout.
+ *
+ * porter: porter's RconExecutor, exactly as the daemon uses it (for Minecraft that includes the
+ * probe that proves the answer complete). raw: the least a client can do — write a command packet,
+ * read packets until one carries the command's id — with no fragment handling at all.
+ */
+
+const COMMAND = 'say bench';
+const WARMUP_MS = 300;
+
+type Flavour = 'minecraft' | 'source';
+type Send = () => Promise<unknown>;
+
+function encode(id: number, type: number, body: string): Buffer {
+  const bytes = Buffer.from(body, 'utf8');
+  const packet = Buffer.alloc(14 + bytes.length);
+  packet.writeInt32LE(10 + bytes.length, 0);
+  packet.writeInt32LE(id, 4);
+  packet.writeInt32LE(type, 8);
+  bytes.copy(packet, 12);
+  return packet;
+}
+
+/** A hand-written client: length-prefixed packets in, the next packet with a wanted id out. */
+class RawClient {
+  readonly #socket: Socket;
+  #buffer: Buffer = Buffer.alloc(0);
+  #want: { match: (id: number, type: number) => boolean; resolve: () => void } | undefined;
+
+  constructor(socket: Socket) {
+    this.#socket = socket;
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => {
+      this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
+      while (this.#buffer.length >= 4) {
+        const length = this.#buffer.readInt32LE(0);
+        if (this.#buffer.length < 4 + length) break;
+        const id = this.#buffer.readInt32LE(4);
+        const type = this.#buffer.readInt32LE(8);
+        this.#buffer = this.#buffer.subarray(4 + length);
+        const want = this.#want;
+        if (want?.match(id, type)) {
+          this.#want = undefined;
+          want.resolve();
+        }
+      }
+    });
+  }
+
+  request(id: number, type: number, body: string, match: (id: number, type: number) => boolean): Promise<void> {
+    return new Promise((resolve) => {
+      this.#want = { match, resolve };
+      this.#socket.write(encode(id, type, body));
+    });
+  }
+}
+
+async function rawSender(port: number, password: string): Promise<{ send: Send; close(): void }> {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', (error) => {
+    process.stderr.write(`raw RCON client: ${error.message}\n`);
+    process.exit(1);
+  });
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  const client = new RawClient(socket);
+  // Only an AUTH_RESPONSE (type 2) decides: srcds sends an empty RESPONSE_VALUE first.
+  await client.request(1, 3, password, (_id, type) => type === 2);
+  let id = 1;
+  return {
+    send: () => {
+      const mine = ++id;
+      return client.request(mine, 2, COMMAND, (answerId) => answerId === mine);
+    },
+    close: () => socket.destroy(),
+  };
+}
+
+async function porterSender(port: number, password: string, flavour: Flavour): Promise<{ send: Send; close(): void }> {
+  const executor = new RconExecutor(
+    { type: 'rcon', host: '127.0.0.1', port, password, flavour, timeoutMs: 5000, connectTimeoutMs: 5000, maxRequestBytes: 1446 },
+    { logger: pino({ level: 'silent' }) },
+  );
+  await executor.connect();
+  const context = { id: '1', serverId: 'bench' };
+  return { send: () => executor.execute(COMMAND, context), close: () => void executor.close() };
+}
+
+async function main(): Promise<void> {
+  const [mode, flavour, portText, durationText] = process.argv.slice(2);
+  const password = process.env.BENCH_RCON_PASSWORD;
+  const port = Number(portText);
+  const durationMs = Number(durationText);
+  if ((mode !== 'porter' && mode !== 'raw') || (flavour !== 'minecraft' && flavour !== 'source') || !(port > 0) || !(durationMs > 0) || !password) {
+    process.stderr.write('usage: BENCH_RCON_PASSWORD=… node rcon-client.js <porter|raw> <minecraft|source> <port> <durationMs>\n');
+    process.exit(2);
+  }
+  const client = mode === 'raw' ? await rawSender(port, password) : await porterSender(port, password, flavour);
+  const warmUntil = performance.now() + WARMUP_MS;
+  while (performance.now() < warmUntil) await client.send();
+  let roundTrips = 0;
+  const start = performance.now();
+  const end = start + durationMs;
+  while (performance.now() < end) {
+    await client.send();
+    roundTrips++;
+  }
+  const ms = performance.now() - start;
+  client.close();
+  process.stdout.write(`${JSON.stringify({ roundTrips, ms })}\n`);
+}
+
+await main();

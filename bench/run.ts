@@ -1,0 +1,149 @@
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { cpuMemory } from './figures/cpu-memory.js';
+import { drain, drainShared } from './figures/drain.js';
+import { idleLatency, joinLatency } from './figures/latency.js';
+import { rcon } from './figures/rcon.js';
+import { startup } from './figures/startup.js';
+import type { Benchmark, BenchContext } from './lib/context.js';
+import { describeMachine } from './lib/machine.js';
+import { currentCommit, mergeResults, readResults, updateDocs, writeJson, type StoredResult } from './lib/results.js';
+import { rowsOf, textTable } from './lib/table.js';
+
+/**
+ * `npm run bench`: runs the real porter process against the fake Seller API and fake RCON server
+ * and prints the figures of issue 5 next to their targets. Never part of `npm test`.
+ *
+ *   npm run bench                     every benchmark, several runs each (~8 min on 2 cores)
+ *   npm run bench -- --quick          fewer runs and samples
+ *   npm run bench -- --only drain,rcon
+ *   npm run bench -- --keep           keep temp folders (configs, porter logs)
+ *   npm run bench -- --profile        porter writes .cpuprofile files into the kept folders
+ *   npm run bench -- --node-arg=--trace-gc   any node flag for porter (repeatable); output in porter.log
+ *
+ * A record run (with or without --only, but without --quick, --profile or --node-arg) updates
+ * bench/results.json and the table in docs/benchmarks.md; the others write
+ * dist/bench/results-quick.json. A missed target does not fail the run: the figures are measured, not
+ * asserted. The exit code is 1 only when a benchmark could not run.
+ */
+
+/** In running order: quiet machine first for startup and RCON, the long CPU run last. */
+const BENCHMARKS: readonly Benchmark[] = [startup, rcon, drain, drainShared, idleLatency, joinLatency, cpuMemory];
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const RESULTS = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
+const QUICK_RESULTS = fileURLToPath(new URL('./results-quick.json', import.meta.url));
+const DOCS = fileURLToPath(new URL('../../docs/benchmarks.md', import.meta.url));
+
+const USAGE = `usage: npm run bench -- [--quick] [--only NAME[,NAME…]] [--keep] [--profile] [--node-arg=FLAG]… [--list]
+benchmarks: ${BENCHMARKS.map((b) => b.name).join(', ')}`;
+
+interface Options {
+  readonly quick: boolean;
+  readonly keep: boolean;
+  readonly profile: boolean;
+  readonly nodeArgs: readonly string[];
+  readonly only: readonly Benchmark[];
+}
+
+function parse(): Options | undefined {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      profile: { type: 'boolean', default: false },
+      'node-arg': { type: 'string', multiple: true },
+      list: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return undefined;
+  }
+  if (values.list) {
+    for (const b of BENCHMARKS) process.stdout.write(`${b.name.padEnd(14)} ${b.description}\n`);
+    return undefined;
+  }
+  const names = values.only?.split(',').map((n) => n.trim()).filter(Boolean);
+  const unknown = names?.filter((n) => !BENCHMARKS.some((b) => b.name === n)) ?? [];
+  if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.map((n) => `"${n}"`).join(', ')}: use one of ${BENCHMARKS.map((b) => b.name).join(', ')}`);
+  const only = names ? BENCHMARKS.filter((b) => names.includes(b.name)) : [...BENCHMARKS];
+  const nodeArgs = values['node-arg'] ?? [];
+  return { quick: values.quick, keep: values.keep || values.profile || nodeArgs.length > 0, profile: values.profile, nodeArgs, only };
+}
+
+/** Consecutive side-by-side benchmarks form one group that runs at once; the others run alone. */
+function groups(benchmarks: readonly Benchmark[]): Benchmark[][] {
+  const out: Benchmark[][] = [];
+  for (const b of benchmarks) {
+    const last = out.at(-1);
+    if (b.sideBySide && last?.[0]?.sideBySide) last.push(b);
+    else out.push([b]);
+  }
+  return out;
+}
+
+async function main(): Promise<number> {
+  let options: ReturnType<typeof parse>;
+  try {
+    options = parse();
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (!options) return 0;
+  const started = Date.now();
+  const machine = describeMachine();
+  const commit = currentCommit(ROOT);
+  const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s`;
+  const context: BenchContext = {
+    quick: options.quick,
+    keep: options.keep,
+    profile: options.profile,
+    porterNodeArgs: options.nodeArgs,
+    progress: (message) => process.stderr.write(`[${elapsed()}] ${message}\n`),
+  };
+  context.progress(`porter benchmarks${options.quick ? ' (quick)' : ''} on ${machine.nproc} × ${machine.cpuModel}, Node ${machine.node}, commit ${commit}`);
+
+  const results: StoredResult[] = [];
+  for (const group of groups(options.only)) {
+    context.progress(`${group.map((b) => b.name).join(' + ')}: ${group.map((b) => b.description).join('; ')}`);
+    const settled = await Promise.all(
+      group.map(async (benchmark): Promise<StoredResult> => {
+        const t0 = Date.now();
+        const stamp = { ranAt: new Date(t0).toISOString(), commit, machine };
+        try {
+          const result = await benchmark.run(context);
+          return { ...result, ...stamp, seconds: Math.round((Date.now() - t0) / 1000) };
+        } catch (error) {
+          const message = (error as Error).message ?? String(error);
+          context.progress(`${benchmark.name} FAILED: ${message}`);
+          return { name: benchmark.name, figures: [], detail: {}, ...stamp, seconds: Math.round((Date.now() - t0) / 1000), error: message };
+        }
+      }),
+    );
+    results.push(...settled);
+  }
+
+  process.stdout.write(`\n${textTable(rowsOf(results.flatMap((r) => r.figures)))}\n`);
+  process.stdout.write(`\n${machine.nproc} × ${machine.cpuModel}, Node ${machine.node}, commit ${commit}; ${elapsed().trim()} in all\n`);
+  const failed = results.filter((r) => r.error);
+  for (const r of failed) process.stdout.write(`${r.name} did not finish: ${r.error}\n`);
+
+  // Quick, profiled or otherwise instrumented figures are not the record.
+  if (options.quick || options.profile || options.nodeArgs.length > 0) {
+    writeJson(QUICK_RESULTS, mergeResults(undefined, results, BENCHMARKS.map((b) => b.name)));
+    process.stdout.write(`not a record run: results in ${QUICK_RESULTS} (bench/results.json and docs/benchmarks.md untouched)\n`);
+  } else {
+    const merged = mergeResults(readResults(RESULTS), results, BENCHMARKS.map((b) => b.name));
+    writeJson(RESULTS, merged);
+    const docs = updateDocs(DOCS, merged);
+    process.stdout.write(`results in bench/results.json${docs ? '; table updated in docs/benchmarks.md' : ''}\n`);
+  }
+  return failed.length > 0 ? 1 : 0;
+}
+
+process.exitCode = await main();
