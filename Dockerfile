@@ -16,7 +16,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
-RUN npx tsc -p tsconfig.json
+COPY scripts ./scripts
+RUN npm run build
 
 # ---- runtime: production dependencies and exactly the files `npm pack` ships ----
 FROM ${NODE_IMAGE} AS runtime
@@ -29,7 +30,7 @@ ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
-COPY --from=build /src/dist/src ./dist/src
+COPY --from=build /src/dist/bundle ./dist/bundle
 COPY config.example.json config.schema.json ./
 COPY systemd ./systemd
 
@@ -51,5 +52,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
 # porter drains for shutdown.drainMs (10 s) after SIGTERM: give it `stop_grace_period: 30s`
 # (compose) or `docker stop -t 30`, since Docker's default of 10 s would cut the drain short.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["/sbin/tini", "--", "node", "/opt/porter/dist/src/cli/main.js"]
+ENTRYPOINT ["/sbin/tini", "--", "node", "/opt/porter/dist/bundle/porter.js"]
 CMD ["run"]

@@ -1,7 +1,11 @@
+import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
 import { pino } from 'pino';
 import type { DestinationStream, LevelWithSilentOrString, Logger } from 'pino';
-import { prettyFactory } from 'pino-pretty';
+import type { PrettyOptions } from 'pino-pretty';
+import { REDACTED, scrubberFor } from './scrub.js';
+
+export { MIN_SCRUB_LENGTH, REDACTED, scrubSecrets } from './scrub.js';
 
 /**
  * Secrets are kept out of the output twice over: pino `redact` censors the keys that hold them
@@ -9,14 +13,6 @@ import { prettyFactory } from 'pino-pretty';
  * before it is written, which catches a secret inside an error message, a cause, a stack or any
  * nested object whatever its key. The scrub runs before pretty-printing, so both formats are clean.
  */
-
-export const REDACTED = '[Redacted]';
-
-/**
- * Shorter secrets are not scrubbed from free text: a 1–3 character value would mangle every line
- * that happens to contain it. Their keys are still redacted, and the config loader warns about them.
- */
-export const MIN_SCRUB_LENGTH = 4;
 
 const REDACT_PATHS = [
   'token',
@@ -39,49 +35,6 @@ const REDACT_PATHS = [
   'executor.password',
   '*.executor.password',
 ];
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** The forms a secret takes in output: raw, escaped once or twice by JSON (a JSON body inside a message), and URL-encoded. */
-function secretForms(secret: string): string[] {
-  const once = JSON.stringify(secret).slice(1, -1);
-  const twice = JSON.stringify(once).slice(1, -1);
-  return [secret, once, twice, encodeURIComponent(secret)];
-}
-
-function compile(secrets: readonly string[]): RegExp | undefined {
-  const forms = new Set<string>();
-  for (const secret of secrets) {
-    if (typeof secret !== 'string' || secret.length < MIN_SCRUB_LENGTH) continue;
-    for (const form of secretForms(secret)) forms.add(form);
-  }
-  // Longest first, so a secret that contains another is replaced whole.
-  const sorted = [...forms].sort((a, b) => b.length - a.length);
-  return sorted.length === 0 ? undefined : new RegExp(sorted.map(escapeRegExp).join('|'), 'g');
-}
-
-/** Replaces every occurrence of every secret (of at least MIN_SCRUB_LENGTH characters) with `[Redacted]`. */
-export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  const pattern = compile(secrets);
-  return pattern ? text.replace(pattern, REDACTED) : text;
-}
-
-/** A scrubber for one logger: the pattern is rebuilt only when the list of secrets changes. */
-function scrubberFor(secrets: () => readonly string[]): (line: string) => string {
-  let key: string | undefined;
-  let pattern: RegExp | undefined;
-  return (line) => {
-    const list = secrets();
-    const nextKey = list.join('\u0000');
-    if (nextKey !== key) {
-      key = nextKey;
-      pattern = compile(list);
-    }
-    return pattern ? line.replace(pattern, REDACTED) : line;
-  };
-}
 
 type SecretList = readonly string[] | (() => readonly string[]);
 
@@ -116,6 +69,10 @@ function openSink(destination: NodeJS.WritableStream | number): Sink {
 
 /** pino-pretty's formatter called inline: no transport, no worker thread, no reordering. */
 function prettySink(sink: Sink, colorize: boolean): Sink {
+  // Loaded only for a TTY: a daemon under systemd or in a container never pays for it.
+  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as {
+    prettyFactory: (options: PrettyOptions) => (line: string) => string;
+  };
   const format = prettyFactory({
     colorize,
     translateTime: 'SYS:HH:MM:ss.l',

@@ -1,24 +1,5 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Command } from 'commander';
-import { createApiClient } from '../api/client.js';
-import { systemClock } from '../clock.js';
-import type { Config, ResolvedServer } from '../config/schema.js';
-import { createExecutor } from '../daemon/create-executor.js';
-import { exitCodeOf } from '../errors.js';
-import { scrubSecrets } from '../log.js';
-import { execPlayerReader } from '../players/exec-source.js';
-import { normalizeIdentifiers } from '../players/normalize.js';
-import { presetFor } from '../players/presets/index.js';
-import { action, knownSecretValues, loadConfigFor, stderrLogger } from './common.js';
-
-/** One line of the report: what was checked, and whether it passed. */
-interface CheckLine {
-  readonly ok: boolean;
-  readonly text: string;
-  /** 78 when the failure is a configuration or credentials error. */
-  readonly exitCode?: number;
-}
+import { action } from './common.js';
 
 export function registerCheck(program: Command): void {
   program
@@ -28,108 +9,9 @@ export function registerCheck(program: Command): void {
     .addHelpText('after', '\nExample:\n  porter check -c /etc/porter/config.json\n\nExit 0 only when every line is ✔; 78 when a configuration or credentials check failed; 1 otherwise.')
     .action(
       action(async (options: { config?: string }) => {
-        const lines: CheckLine[] = [];
-        const print = (line: CheckLine) => {
-          lines.push(line);
-          process.stdout.write(scrubSecrets(`${line.ok ? '✔' : '✖'} ${line.text}\n`, knownSecretValues()));
-        };
-        let config: Config;
-        try {
-          config = await loadConfigFor(options.config);
-        } catch (error) {
-          print({ ok: false, text: `config: ${(error as Error).message}`, exitCode: exitCodeOf(error) });
-          return exitCodeOf(error);
-        }
-        print({ ok: true, text: `config: ${config.configPath} (${config.servers.length} server${config.servers.length === 1 ? '' : 's'})` });
-        for (const warning of config.warnings ?? []) process.stdout.write(`! ${warning}\n`);
-        print(checkStateDir(config.stateDir));
-        for (const server of config.servers) {
-          for (const line of await checkServer(server, config)) print(line);
-        }
-        print(await checkToken(config));
-        const failed = lines.filter((line) => !line.ok);
-        if (failed.length === 0) return 0;
-        return failed.some((line) => line.exitCode === 78) ? 78 : 1;
+        const { runChecks } = await import('./check-run.js');
+        return runChecks(options.config);
       }),
     );
-}
-
-function checkStateDir(stateDir: string): CheckLine {
-  const probe = join(stateDir, `.porter-check-${process.pid}`);
-  try {
-    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-    writeFileSync(probe, 'ok');
-    rmSync(probe);
-    return { ok: true, text: `state directory writable: ${stateDir}` };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    return { ok: false, text: `state directory ${stateDir} is not writable (${code}): create it and give porter's user write access`, exitCode: 78 };
-  }
-}
-
-async function checkServer(server: ResolvedServer, config: Config): Promise<CheckLine[]> {
-  const label = `server ${server.name ?? server.id}`;
-  const lines: CheckLine[] = [];
-  const logger = stderrLogger(config, 'error');
-  const executor = createExecutor(server.executor, { logger, clock: systemClock });
-  const where = server.executor.type === 'script' ? server.executor.exec[0] : `${server.executor.host}:${server.executor.port}`;
-  try {
-    await executor.connect(AbortSignal.timeout(15_000));
-    lines.push({
-      ok: true,
-      text:
-        server.executor.type === 'script'
-          ? `${label}: script ${where} is executable`
-          : `${label}: ${server.executor.type === 'rcon' ? `RCON (${server.executor.flavour})` : 'WebRCON'} login to ${where} accepted`,
-    });
-  } catch (error) {
-    lines.push({ ok: false, text: `${label}: ${(error as Error).message}`, exitCode: exitCodeOf(error) });
-    await executor.close();
-    return lines;
-  }
-  try {
-    const preset = presetFor(server.players);
-    let raw: string[];
-    if (server.players.exec) raw = await execPlayerReader(server.players.exec, { logger })();
-    else if (server.players.preset === 'none') raw = [];
-    else raw = await preset.readPlayers((command) => executor.query(command, AbortSignal.timeout(15_000)));
-    const { ids } = normalizeIdentifiers(raw);
-    const source = server.players.exec ? `script ${server.players.exec[0]}` : `preset ${server.players.preset}`;
-    const shown = ids.length > 10 ? `${ids.slice(0, 10).join(', ')}, …` : ids.join(', ');
-    lines.push({ ok: true, text: `${label}: players read (${source}, identifier: ${preset.identifier}): ${ids.length} online${ids.length ? `: ${shown}` : ''}` });
-  } catch (error) {
-    lines.push({ ok: false, text: `${label}: could not read the player list: ${(error as Error).message}` });
-  } finally {
-    await executor.close();
-  }
-  return lines;
-}
-
-async function checkToken(config: Config): Promise<CheckLine> {
-  const client = createApiClient(config.api, { logger: stderrLogger(config, 'error') });
-  try {
-    const result = await client.checkToken(AbortSignal.timeout(config.api.timeoutMs + 1000));
-    const where = config.api.baseUrl;
-    switch (result.kind) {
-      case 'valid': {
-        const listed = result.servers?.map((s) => s.id);
-        const missing = listed ? config.servers.filter((s) => !listed.includes(s.id)).map((s) => s.id) : [];
-        if (missing.length > 0) {
-          return { ok: false, text: `API token accepted by ${where}, but the store has no server ${missing.join(', ')}: copy the server id from the dashboard`, exitCode: 78 };
-        }
-        return { ok: true, text: `API token accepted by ${where}${listed ? ` (${listed.length} server${listed.length === 1 ? '' : 's'} in the store)` : ''}` };
-      }
-      case 'valid-scope-unchecked':
-        return { ok: true, text: `API token accepted by ${where} (it lacks servers:read, which porter does not need; commands:execute is proven by the first pull)` };
-      case 'invalid-token':
-      case 'plan-required':
-      case 'error':
-        return { ok: false, text: `API: ${result.error.message}`, exitCode: exitCodeOf(result.error) };
-    }
-  } catch (error) {
-    return { ok: false, text: `API: ${(error as Error).message}`, exitCode: exitCodeOf(error) };
-  } finally {
-    await client.close();
-  }
 }
 

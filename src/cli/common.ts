@@ -1,9 +1,12 @@
 import type { Logger } from 'pino';
 import type { Config, ResolvedServer } from '../config/schema.js';
-import { configPathFrom, loadConfig } from '../config/load.js';
-import { configSecrets } from '../config/secrets.js';
 import { ConfigError, exitCodeOf } from '../errors.js';
-import { createLogger, scrubSecrets } from '../log.js';
+import { scrubSecrets } from '../scrub.js';
+
+/*
+ * Everything heavy (zod, pino, undici, conf) is imported inside the functions that need it, so
+ * `porter --help` and a command's usage error stay quick.
+ */
 
 /** Every secret the process knows, so no output path can print one. */
 const knownSecrets: string[] = [];
@@ -17,19 +20,25 @@ export async function loadConfigFor(option: string | undefined): Promise<Config>
     const value = process.env[name];
     if (value) knownSecrets.push(value);
   }
+  const [{ configPathFrom, loadConfig }, { configSecrets }] = await Promise.all([
+    import('../config/load.js'),
+    import('../config/secrets.js'),
+  ]);
   const config = await loadConfig(configPathFrom(option, process.env), process.env);
   knownSecrets.push(...configSecrets(config));
   return config;
 }
 
 /** Logger for commands whose stdout is their answer (rcon, players, check): logs go to stderr. */
-export function stderrLogger(config: Config, level = 'warn'): Logger {
+export async function stderrLogger(config: Config, level = 'warn'): Promise<Logger> {
+  const { createLogger } = await import('../log.js');
   const logger = createLogger({ level, pretty: process.stderr.isTTY, secrets: () => knownSecrets, destination: 2 });
   for (const warning of config.warnings ?? []) logger.warn(warning);
   return logger;
 }
 
-export function daemonLogger(config: Config): Logger {
+export async function daemonLogger(config: Config): Promise<Logger> {
+  const { createLogger } = await import('../log.js');
   const logger = createLogger({
     level: config.log.level,
     ...(config.log.pretty === undefined ? {} : { pretty: config.log.pretty }),

@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { flushLogger } from '../log.js';
-import { runDemo } from '../sim/demo.js';
 import { action, daemonLogger } from './common.js';
 
 export function registerDemo(program: Command): void {
@@ -12,12 +10,13 @@ export function registerDemo(program: Command): void {
     .addHelpText('after', '\nExample:\n  porter demo\n\nShows purchases being claimed, run over RCON and reported, then a summary of what the store saw.')
     .action(
       action(async (options: { keepRunning: boolean; joinAfter: number }) => {
-        let logger: ReturnType<typeof daemonLogger> | undefined;
+        const [{ runDemo }, { flushLogger }] = await Promise.all([import('../sim/demo.js'), import('../log.js')]);
+        let logger: Awaited<ReturnType<typeof daemonLogger>> | undefined;
         const code = await runDemo({
           keepRunning: options.keepRunning,
           joinAfterMs: options.joinAfter,
           out: process.stdout,
-          logger: (config) => (logger = daemonLogger(config)),
+          logger: async (config) => (logger = await daemonLogger(config)),
         });
         if (logger) await flushLogger(logger);
         return code;

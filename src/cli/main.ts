@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { registerCheck } from './check.js';
 import { registerDemo } from './demo.js';
@@ -7,12 +9,23 @@ import { registerPlayers } from './players.js';
 import { registerRcon } from './rcon.js';
 import { registerRun } from './run.js';
 
-const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
+/** The installed package's version, found by walking up from this file (built or bundled). */
+function packageVersion(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'porter' && pkg.version) return pkg.version;
+    } catch {
+      // not here: keep walking up
+    }
+    if (dirname(dir) === dir) return 'unknown';
+  }
+}
 
 const program = new Command()
   .name('porter')
   .description("Delivers a game store's purchases to your game server: pulls delivery commands from the Seller API, runs them over RCON, WebRCON or a script, and reports each one exactly once.")
-  .version(version)
+  .version(packageVersion())
   .showHelpAfterError()
   .addHelpText(
     'after',

@@ -1,9 +1,5 @@
 import type { Command } from 'commander';
 import { systemClock } from '../clock.js';
-import { createExecutor } from '../daemon/create-executor.js';
-import { execPlayerReader } from '../players/exec-source.js';
-import { normalizeIdentifiers } from '../players/normalize.js';
-import { presetFor } from '../players/presets/index.js';
 import { action, loadConfigFor, pickServer, stderrLogger } from './common.js';
 
 export function registerPlayers(program: Command): void {
@@ -17,7 +13,13 @@ export function registerPlayers(program: Command): void {
       action(async (options: { config?: string; server?: string }) => {
         const config = await loadConfigFor(options.config);
         const server = pickServer(config, options.server);
-        const logger = stderrLogger(config);
+        const logger = await stderrLogger(config);
+        const [{ createExecutor }, { execPlayerReader }, { normalizeIdentifiers }, { presetFor }] = await Promise.all([
+          import('../daemon/create-executor.js'),
+          import('../players/exec-source.js'),
+          import('../players/normalize.js'),
+          import('../players/presets/index.js'),
+        ]);
         let raw: string[];
         if (server.players.exec) {
           raw = await execPlayerReader(server.players.exec, { logger })();

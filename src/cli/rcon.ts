@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { systemClock } from '../clock.js';
 import { ConfigError } from '../errors.js';
-import { createExecutor } from '../daemon/create-executor.js';
 import { action, loadConfigFor, pickServer, stderrLogger } from './common.js';
 
 export function registerRcon(program: Command): void {
@@ -19,7 +18,8 @@ export function registerRcon(program: Command): void {
         if (server.executor.type === 'script') {
           throw new ConfigError(`server ${server.name ?? server.id} uses a script executor, which has no console: run the script itself to test it`);
         }
-        const executor = createExecutor(server.executor, { logger: stderrLogger(config), clock: systemClock });
+        const { createExecutor } = await import('../daemon/create-executor.js');
+        const executor = createExecutor(server.executor, { logger: await stderrLogger(config), clock: systemClock });
         try {
           await executor.connect();
           const answer = await executor.query(words.join(' '));

@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { runDaemon } from '../daemon/daemon.js';
-import { flushLogger } from '../log.js';
 import { action, daemonLogger, knownSecretValues, loadConfigFor } from './common.js';
 
 export function registerRun(program: Command): void {
@@ -12,7 +10,8 @@ export function registerRun(program: Command): void {
     .action(
       action(async (options: { config?: string }) => {
         const config = await loadConfigFor(options.config);
-        const logger = daemonLogger(config);
+        const logger = await daemonLogger(config);
+        const [{ runDaemon }, { flushLogger }] = await Promise.all([import('../daemon/daemon.js'), import('../log.js')]);
         const code = await runDaemon({ config, logger, handleSignals: true, secrets: knownSecretValues });
         await flushLogger(logger);
         return code;

@@ -6,7 +6,6 @@ import { Journal } from '../delivery/journal.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
 import { lockStateDir } from '../delivery/state-lock.js';
 import { exitCodeOf, PorterError } from '../errors.js';
-import { healthWiring } from '../health/wire.js';
 import { buildServer, type ServerParts } from './build-server.js';
 
 export interface DaemonOptions {
@@ -37,7 +36,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const unlock = lockStateDir(config.stateDir);
   const journal = new Journal(config.stateDir);
   const client = createApiClient(config.api, { logger });
-  const health = healthWiring(config, { logger, clock, ...(options.secrets ? { secrets: options.secrets } : {}) });
+  // prom-client is loaded only when the endpoint is configured.
+  const health = config.health
+    ? (await import('../health/wire.js')).healthWiring(config, { logger, clock, ...(options.secrets ? { secrets: options.secrets } : {}) })
+    : undefined;
   const observer = combineObservers(options.observer, health?.daemonOptions.observer);
   const servers = config.servers.map((server) =>
     buildServer(server, { config, client, journal, clock, logger, ...(observer ? { observer } : {}) }),

@@ -15,7 +15,7 @@ import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi, type SimC
  */
 
 export interface DemoOptions {
-  readonly logger: (config: Awaited<ReturnType<typeof loadConfig>>) => Logger;
+  readonly logger: (config: Awaited<ReturnType<typeof loadConfig>>) => Logger | Promise<Logger>;
   readonly keepRunning: boolean;
   readonly joinAfterMs: number;
   readonly out: NodeJS.WritableStream;
@@ -100,7 +100,7 @@ async function demonstrate(
   const deadline = setTimeout(() => stop.abort(), 60_000);
   let code: number;
   try {
-    code = await runDaemon({ config, logger: options.logger(config), stopSignal: stop.signal, handleSignals: true });
+    code = await runDaemon({ config, logger: await options.logger(config), stopSignal: stop.signal, handleSignals: true });
   } finally {
     clearTimeout(joinTimer);
     clearInterval(watcher);

@@ -86,7 +86,7 @@ describe('Dockerfile properties', () => {
     assert.ok(stages.length >= 2, 'expected at least two stages');
     assert.ok(build, 'a stage named "build"');
     assert.ok(all(build, 'RUN').some((r) => /\bnpm ci\b/.test(r) && !/--omit=dev/.test(r)), 'build installs dev dependencies');
-    assert.ok(all(build, 'RUN').some((r) => /\btsc\b/.test(r)), 'build compiles');
+    assert.ok(all(build, 'RUN').some((r) => /\btsc\b|\bnpm run build\b/.test(r)), 'build compiles (and bundles)');
     assert.ok(all(runtime, 'RUN').some((r) => /\bnpm ci\b.*--omit=dev/.test(r)), 'runtime runs npm ci --omit=dev');
     assert.ok(!/\bnpm install\b/.test(text), 'npm ci, never npm install: the lock file decides');
   });
@@ -108,7 +108,7 @@ describe('Dockerfile properties', () => {
     const entry = JSON.parse(entrypoint) as string[];
     assert.deepEqual(entry.slice(0, 2), ['/sbin/tini', '--']);
     assert.equal(entry[2], 'node');
-    assert.equal(entry[3], `${WORKDIR}/dist/src/cli/main.js`);
+    assert.equal(entry[3], `${WORKDIR}/dist/bundle/porter.js`);
     assert.deepEqual(JSON.parse(cmd), ['run']);
     assert.equal(lastArgs(runtime, 'STOPSIGNAL'), 'SIGTERM');
   });
@@ -205,7 +205,7 @@ describe('the runtime stage ships what npm pack ships', () => {
     const paths = [...imagePaths().keys()];
     const missing = packed.filter((file) => !docs.test(file) && !paths.some((p) => file === p || file.startsWith(`${p}/`)));
     assert.deepEqual(missing, [], 'npm pack ships these but the runtime stage does not copy them');
-    assert.ok(packed.includes('dist/src/cli/main.js'), 'npm pack ships the CLI (is dist built?)');
+    assert.ok(packed.includes('dist/bundle/porter.js'), 'npm pack ships the CLI (is dist built?)');
   });
 
   test('the runtime image copies nothing npm pack would not ship (but the lock file)', () => {

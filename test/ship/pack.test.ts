@@ -70,7 +70,7 @@ describe('npm pack → npm install -g → porter', { timeout: 240_000 }, () => {
   });
 
   test('ships what users need and nothing from the source tree', () => {
-    for (const file of ['package.json', 'config.example.json', 'config.schema.json', 'systemd/porter.service', 'dist/src/cli/main.js']) {
+    for (const file of ['package.json', 'config.example.json', 'config.schema.json', 'systemd/porter.service', 'dist/bundle/porter.js']) {
       assert.ok(existsSync(join(packageDir, file)), `${file} is installed`);
     }
     for (const absent of ['src', 'test', 'dist/test', 'tsconfig.json', '.ci', 'Dockerfile', 'state']) {
