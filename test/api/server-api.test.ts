@@ -16,7 +16,7 @@ import { Budget } from '../../src/budget.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import { CredentialsError, exitCodeOf } from '../../src/errors.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
-import { FakeClock } from '../budget/fake-clock.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { apiConfig, assertNoSecret, capturingLogger, silent } from './helpers.js';
 
 const UNKNOWN_SERVER = '00000000-0000-4000-8000-000000000000';

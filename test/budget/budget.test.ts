@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Budget } from '../../src/budget.js';
 import { ConfigError } from '../../src/errors.js';
-import { FakeClock, flush } from './fake-clock.js';
+import { FakeClock, flush } from '../helpers/fake-clock.js';
 
 const W = 60_000;
 

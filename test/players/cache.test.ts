@@ -6,7 +6,7 @@ import { CredentialsError } from '../../src/errors.js';
 import { NotSentError } from '../../src/executors/executor.js';
 import { PlayerCache } from '../../src/players/cache.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { FakeClock } from './fake-clock.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 interface LogLine {
   level: number;

@@ -7,7 +7,8 @@ interface Sleeper {
 
 /**
  * A clock that moves only when the test says so. `sleep` resolves when `advance` passes its time,
- * so code that waits on the clock can be stepped to the millisecond.
+ * so code that waits on the clock can be stepped to the millisecond. Shared by every test area so
+ * that a fix to it reaches them all.
  */
 export class FakeClock implements Clock {
   #now: number;
@@ -43,7 +44,7 @@ export class FakeClock implements Clock {
     });
   }
 
-  /** Number of pending sleeps: lets a test wait until the code under test is waiting. */
+  /** Number of pending sleeps: lets a test wait until the code under test (a background loop) is parked. */
   get sleeping(): number {
     return this.#sleepers.length;
   }
