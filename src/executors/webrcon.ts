@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { Agent } from 'undici';
 import { systemClock, type Clock } from '../clock.js';
 import type { ResolvedExecutor } from '../config/schema.js';
-import { ConfigError, CredentialsError } from '../errors.js';
+import { ConfigError } from '../errors.js';
+import { ReconnectingLink } from '../net/reconnecting-link.js';
 import {
   assertSingleLine,
   NotSentError,
@@ -47,18 +48,6 @@ export interface WebRconExecutorDeps {
 }
 
 const DEFAULT_BACKOFF: WebRconBackoff = { initialMs: 2000, maxMs: 30_000 };
-/** A connection that ends sooner than this after opening counts as a failed attempt (a flapping server). */
-const STABLE_CONNECTION_MS = 5000;
-
-interface ReadyWaiter {
-  resolve(): void;
-  reject(error: Error): void;
-}
-
-function backoffDelay(attempt: number, policy: WebRconBackoff, random: () => number): number {
-  const ceiling = Math.min(policy.maxMs, policy.initialMs * 2 ** Math.min(Math.max(attempt, 1) - 1, 30));
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
-}
 
 /**
  * Rust's WebRCON: one WebSocket to `ws://host:port/<password>`, JSON requests matched to their
@@ -71,23 +60,10 @@ export class WebRconExecutor implements Executor {
   readonly #config: WebRconExecutorConfig;
   readonly #address: WebRconAddress;
   readonly #logger: Logger;
-  readonly #clock: Clock;
-  readonly #random: () => number;
-  readonly #backoff: WebRconBackoff;
   readonly #probe: string | null;
   readonly #agent: Agent;
-  readonly #lifetime = new AbortController();
-  readonly #waiters = new Set<ReadyWaiter>();
   readonly #requests: WebRconRequests;
-  #connection: WebRconConnection | undefined;
-  #connectedAt = 0;
-  #everConnected = false;
-  #reconnects = 0;
-  #failedAttempts = 0;
-  #fatal: CredentialsError | undefined;
-  #closed = false;
-  #loop: Promise<void> | undefined;
-  #attempt: Promise<void> | undefined;
+  readonly #link: ReconnectingLink<WebRconConnection>;
 
   constructor(config: WebRconExecutorConfig, deps: WebRconExecutorDeps) {
     this.#config = config;
@@ -97,69 +73,69 @@ export class WebRconExecutor implements Executor {
       throw new ConfigError(`servers[].executor.host "${config.host}" is not a valid host name or IP address`);
     }
     this.#logger = deps.logger.child({ executor: 'webrcon', webrcon: this.#address.display });
-    this.#clock = deps.clock ?? systemClock;
-    this.#random = deps.random ?? Math.random;
-    this.#backoff = deps.backoff ?? DEFAULT_BACKOFF;
+    const clock = deps.clock ?? systemClock;
     this.#probe = deps.probeCommand === undefined ? 'server.hostname' : deps.probeCommand;
     this.#agent = new Agent({ connect: { timeout: config.connectTimeoutMs } });
-    this.#requests = new WebRconRequests(this.#clock, this.#address.display, (connection) => {
-      if (connection !== this.#connection) return;
+    this.#requests = new WebRconRequests(clock, this.#address.display, (connection) => {
+      if (connection !== this.#link.connection) return;
       this.#logger.warn('no frame from the WebRCON server since the unanswered command was sent; reconnecting');
       connection.terminate();
+    });
+    this.#link = new ReconnectingLink<WebRconConnection>({
+      transport: {
+        open: (signal) =>
+          WebRconConnection.open({
+            address: this.#address,
+            connectTimeoutMs: config.connectTimeoutMs,
+            dispatcher: this.#agent,
+            clock,
+            signal,
+          }),
+        isOpen: (connection) => connection.isOpen,
+        watch: (connection, ended) => {
+          connection.onFrame((text) => this.#onFrame(connection, text));
+          connection.onEnd((reason) => {
+            this.#requests.connectionEnded(connection, reason);
+            ended(reason);
+          });
+        },
+        drop: (connection) => connection.terminate(),
+        release: (connection) => connection.close(),
+      },
+      wording: {
+        subject: `the WebRCON session to ${this.#address.display}`,
+        ConnectError: WebRconConnectError,
+        protocol: 'Rust WebRCON',
+        connected: 'Rust WebRCON connected',
+        reconnected: 'Rust WebRCON reconnected',
+      },
+      backoff: deps.backoff ?? DEFAULT_BACKOFF,
+      logger: this.#logger,
+      clock,
+      random: deps.random ?? Math.random,
     });
     if (!this.#address.literal) this.#logger.warn(NON_LITERAL_PASSWORD_HINT);
   }
 
   isReady(): boolean {
-    return !this.#closed && !this.#fatal && this.#connection?.isOpen === true;
+    return this.#link.isReady();
   }
 
   stats(): ExecutorStats {
-    return { connected: this.isReady(), reconnects: this.#reconnects };
+    return { connected: this.isReady(), reconnects: this.#link.reconnects };
   }
 
   /**
    * One connection attempt now (or joins the one under way). Rejects with CredentialsError on a
    * wrong password, WebRconConnectError otherwise; does not retry (waitReady does).
    */
-  async connect(signal?: AbortSignal): Promise<void> {
-    this.#throwIfUnusable();
-    if (this.isReady()) return;
-    if (this.#loop) return this.waitReady(signal);
-    this.#attempt ??= this.#tryConnect(signal).finally(() => {
-      this.#attempt = undefined;
-    });
-    return this.#attempt;
+  connect(signal?: AbortSignal): Promise<void> {
+    return this.#link.connect(signal);
   }
 
   /** Resolves once connected, reconnecting with backoff meanwhile; rejects on abort, close or a rejected password. */
   waitReady(signal?: AbortSignal): Promise<void> {
-    try {
-      this.#throwIfUnusable();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    if (this.isReady()) return Promise.resolve();
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    this.#ensureReconnecting();
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        this.#waiters.delete(waiter);
-        reject(signal?.reason);
-      };
-      const waiter: ReadyWaiter = {
-        resolve: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        reject: (error) => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      };
-      this.#waiters.add(waiter);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return this.#link.waitReady(signal);
   }
 
   /** Runs a delivery command; the answer is every frame Rust sent for it, joined by newlines. */
@@ -175,24 +151,18 @@ export class WebRconExecutor implements Executor {
 
   /** Stops reconnecting, closes the connection and settles every waiter and request; leaves no timers behind. */
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#lifetime.abort(new WebRconConnectError(`the WebRCON session to ${this.#address.display} was closed`));
-    this.#rejectWaiters(new WebRconConnectError(`the WebRCON session to ${this.#address.display} was closed before it was ready`));
-    const connection = this.#connection;
-    this.#connection = undefined;
-    await connection?.close();
-    await Promise.allSettled([this.#loop, this.#attempt]);
+    if (this.#link.closed) return;
+    await this.#link.close();
     await this.#agent.destroy().catch(() => undefined);
   }
 
   async #request(command: string, probe: string | null, signal?: AbortSignal): Promise<string> {
     assertSingleLine(command);
-    this.#throwIfUnusable();
+    this.#link.throwIfUnusable();
     if (signal?.aborted) throw new NotSentError('the command was cancelled before it was sent over WebRCON; it was not sent');
-    const connection = this.#connection;
+    const connection = this.#link.connection;
     if (!connection?.isOpen) {
-      this.#ensureReconnecting();
+      this.#link.ensureReconnecting();
       throw new NotSentError(`Rust WebRCON at ${this.#address.display} is not connected (porter is reconnecting); the command was not sent`);
     }
     return this.#requests.send(connection, command, {
@@ -207,97 +177,5 @@ export class WebRconExecutor implements Executor {
     if (frame && this.#requests.take(connection, frame)) return;
     // Console output, chat, answers to requests already settled: not ours to act on.
     this.#logger.trace({ identifier: frame?.identifier, type: frame?.type }, 'WebRCON frame ignored');
-  }
-
-  #throwIfUnusable(): void {
-    if (this.#fatal) throw this.#fatal;
-    if (this.#closed) throw new NotSentError(`the WebRCON session to ${this.#address.display} is closed; the command was not sent`);
-  }
-
-  async #tryConnect(signal: AbortSignal | undefined): Promise<void> {
-    const combined = signal ? AbortSignal.any([signal, this.#lifetime.signal]) : this.#lifetime.signal;
-    let connection: WebRconConnection;
-    try {
-      connection = await WebRconConnection.open({
-        address: this.#address,
-        connectTimeoutMs: this.#config.connectTimeoutMs,
-        dispatcher: this.#agent,
-        clock: this.#clock,
-        signal: combined,
-      });
-    } catch (error) {
-      if (error instanceof CredentialsError) this.#setFatal(error);
-      throw error;
-    }
-    if (this.#closed) {
-      connection.terminate();
-      throw new WebRconConnectError(`the WebRCON session to ${this.#address.display} was closed`);
-    }
-    this.#connection = connection;
-    this.#connectedAt = this.#clock.now();
-    connection.onFrame((text) => this.#onFrame(connection, text));
-    connection.onEnd((reason) => this.#onConnectionEnd(connection, reason));
-    if (this.#everConnected) {
-      this.#reconnects += 1;
-      this.#logger.info({ reconnects: this.#reconnects }, 'Rust WebRCON reconnected');
-    } else {
-      this.#everConnected = true;
-      this.#logger.info('Rust WebRCON connected');
-    }
-    for (const waiter of this.#waiters) waiter.resolve();
-    this.#waiters.clear();
-  }
-
-  #onConnectionEnd(connection: WebRconConnection, reason: string): void {
-    this.#requests.connectionEnded(connection, reason);
-    if (this.#connection !== connection) return;
-    this.#connection = undefined;
-    if (this.#closed) return;
-    const livedMs = this.#clock.now() - this.#connectedAt;
-    if (livedMs >= STABLE_CONNECTION_MS) this.#failedAttempts = 0;
-    else this.#failedAttempts += 1;
-    this.#logger.warn({ reason }, 'Rust WebRCON connection lost; reconnecting');
-    this.#ensureReconnecting();
-  }
-
-  #ensureReconnecting(): void {
-    if (this.#loop || this.#closed || this.#fatal || this.isReady()) return;
-    this.#loop = this.#reconnectLoop().finally(() => {
-      this.#loop = undefined;
-    });
-  }
-
-  async #reconnectLoop(): Promise<void> {
-    const signal = this.#lifetime.signal;
-    while (!this.#closed && !this.#fatal && !this.isReady()) {
-      if (this.#failedAttempts > 0) {
-        try {
-          await this.#clock.sleep(backoffDelay(this.#failedAttempts, this.#backoff, this.#random), signal);
-        } catch {
-          return;
-        }
-      }
-      try {
-        await (this.#attempt ?? this.#tryConnect(undefined));
-        return;
-      } catch (error) {
-        if (error instanceof CredentialsError || this.#closed) return;
-        this.#failedAttempts += 1;
-        // 1, 2, 4, 8…: a long outage stays visible without a line every few seconds.
-        const level = (this.#failedAttempts & (this.#failedAttempts - 1)) === 0 ? 'warn' : 'debug';
-        this.#logger[level]({ attempt: this.#failedAttempts, reason: (error as Error).message }, 'Rust WebRCON reconnect failed; retrying with backoff');
-      }
-    }
-  }
-
-  #setFatal(error: CredentialsError): void {
-    this.#fatal = error;
-    this.#logger.error({ code: error.code }, 'Rust WebRCON password rejected; not reconnecting until the configuration is fixed');
-    this.#rejectWaiters(error);
-  }
-
-  #rejectWaiters(error: Error): void {
-    for (const waiter of this.#waiters) waiter.reject(error);
-    this.#waiters.clear();
   }
 }
