@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApiClient } from '../api/client.js';
 import { systemClock } from '../clock.js';
@@ -21,6 +21,7 @@ interface CheckLine {
 
 /** `porter check`: each line is printed as soon as it is known; the exit code sums them up. */
 export async function runChecks(configOption: string | undefined): Promise<number> {
+  process.stdout.write(`porter on Node.js ${process.version} (${process.platform}/${process.arch})\n`);
   const lines: CheckLine[] = [];
   const print = (line: CheckLine) => {
     lines.push(line);
@@ -36,6 +37,10 @@ export async function runChecks(configOption: string | undefined): Promise<numbe
   print({ ok: true, text: `config: ${config.configPath} (${config.servers.length} server${config.servers.length === 1 ? '' : 's'})` });
   for (const warning of config.warnings ?? []) process.stdout.write(`! ${warning}\n`);
   print(checkStateDir(config.stateDir));
+  const backlog = journalBacklog(config.stateDir);
+  if (backlog > 0) {
+    process.stdout.write(`! the journal holds ${backlog} command${backlog === 1 ? '' : 's'} still owed a report: porter reports ${backlog === 1 ? 'it' : 'them'} first when it starts\n`);
+  }
   for (const server of config.servers) {
     for (const line of await checkServer(server, config)) print(line);
   }
@@ -43,6 +48,15 @@ export async function runChecks(configOption: string | undefined): Promise<numbe
   const failed = lines.filter((line) => !line.ok);
   if (failed.length === 0) return 0;
   return failed.some((line) => line.exitCode === 78) ? 78 : 1;
+}
+
+/** Unreported entries left by a previous run; read-only, so a running daemon is not disturbed. */
+function journalBacklog(stateDir: string): number {
+  try {
+    return Object.keys(JSON.parse(readFileSync(join(stateDir, 'journal.json'), 'utf8')) as object).length;
+  } catch {
+    return 0;
+  }
 }
 
 function checkStateDir(stateDir: string): CheckLine {
@@ -60,6 +74,7 @@ function checkStateDir(stateDir: string): CheckLine {
 
 async function checkServer(server: ResolvedServer, config: Config): Promise<CheckLine[]> {
   const label = `server ${server.name ?? server.id}`;
+  process.stdout.write(`porter on Node.js ${process.version} (${process.platform}/${process.arch})\n`);
   const lines: CheckLine[] = [];
   const logger = await stderrLogger(config, 'error');
   const executor = createExecutor(server.executor, { logger, clock: systemClock });
