@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRconServer, type FakeRconServer, type RconServerOptions } from '../../src/sim/rcon-server.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi, type SellerApiOptions } from '../../src/sim/seller-api.js';
@@ -13,8 +13,25 @@ import { waitFor } from '../helpers/wait-for.js';
  * process it spawns is killed in `close()`, so a failing test cannot leave one behind.
  */
 
-/** dist/test/integration/harness.js → dist/src/cli/main.js */
-export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+/**
+ * The CLI under test: package.json's `bin` (the bundle `npm run build` makes, what users run) when
+ * it is at least as new as tsc's output, else tsc's dist/src/cli/main.js, so a `npx tsc -p .`
+ * before the tests never runs them against a stale bundle. PORTER_IT_CLI overrides both.
+ */
+export const CLI = pickCli();
+
+function pickCli(): string {
+  if (process.env.PORTER_IT_CLI) return resolve(process.env.PORTER_IT_CLI);
+  // dist/test/integration/harness.js → the repository root
+  const root = fileURLToPath(new URL('../../../', import.meta.url));
+  const compiled = join(root, 'dist', 'src', 'cli', 'main.js');
+  const { bin } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+  const declared = typeof bin === 'string' ? bin : bin?.porter;
+  if (declared === undefined) return compiled;
+  const bundle = join(root, declared);
+  const fresh = existsSync(bundle) && (!existsSync(compiled) || statSync(bundle).mtimeMs >= statSync(compiled).mtimeMs);
+  return fresh ? bundle : compiled;
+}
 
 export const RCON_PASSWORD = 'rcon-pw-Q7v9xZ2k4m';
 export { SIM_SERVER_ID, SIM_TOKEN };

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EnqueueInput } from '../../src/sim/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { acceptedReports, isSettled, SIM_SERVER_ID, startBed, WAIT, type PorterProcess, type TestBed } from './harness.js';
+import { acceptedReports, CLI, isSettled, SIM_SERVER_ID, startBed, WAIT, type PorterProcess, type TestBed } from './harness.js';
 
 /**
  * Issue 2 item 13, "a mixed queue delivered exactly once": offline commands, online-only
@@ -23,7 +23,8 @@ describe('a mixed queue through the real CLI', () => {
     await bed.close();
   });
 
-  test('every runnable command runs exactly once, online-only ones only after their player joins', async () => {
+  test('every runnable command runs exactly once, online-only ones only after their player joins', async (t) => {
+    t.diagnostic(`CLI under test: ${CLI}`);
     const now = Date.now();
     type Input = EnqueueInput & { readonly command: string };
     const offline: Input[] = Array.from({ length: 10 }, (_, i) => ({ command: `say offline-${i}`, player: 'Alex', offlineExecute: true }));
