@@ -5,7 +5,7 @@ import { systemClock, type Clock } from '../../src/clock.js';
 import { CredentialsError, PorterError } from '../../src/errors.js';
 import { NotSentError } from '../../src/executors/executor.js';
 import { ReconnectingLink } from '../../src/net/reconnecting-link.js';
-import { FakeClock } from '../helpers/fake-clock.js';
+import { FakeClock, flush } from '../helpers/fake-clock.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 class TestConnectError extends PorterError {
@@ -70,13 +70,11 @@ function fakeTransport() {
 
 const POLICY = { initialMs: 1_000, maxMs: 8_000 };
 
-function makeLink(options: { clock?: Clock; lines?: Record<string, unknown>[]; backoff?: typeof POLICY } = {}) {
+/** A link over a fake transport; its log lines, down to debug, are kept in `lines`. */
+function makeLink<C extends Clock = FakeClock>(clock: C = new FakeClock() as unknown as C, backoff = POLICY) {
   const { transport, opens } = fakeTransport();
-  const clock = options.clock ?? new FakeClock();
-  const lines = options.lines;
-  const logger = lines
-    ? pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) })
-    : pino({ level: 'silent' });
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
   const link = new ReconnectingLink<FakeConn>({
     transport,
     wording: {
@@ -87,13 +85,13 @@ function makeLink(options: { clock?: Clock; lines?: Record<string, unknown>[]; b
       reconnected: 'TEST reconnected',
       fields: { test: '127.0.0.1:1' },
     },
-    backoff: options.backoff ?? POLICY,
+    backoff,
     logger,
     clock,
     // No jitter: every backoff is exactly half its ceiling.
     random: () => 0,
   });
-  return { link, opens, clock };
+  return { link, opens, clock, lines };
 }
 
 /** Opens the link once and returns the connection. */
@@ -103,6 +101,15 @@ async function connected(link: ReconnectingLink<FakeConn>, opens: PendingOpen[])
   const conn = opens[0]!.succeed();
   await ready;
   return conn;
+}
+
+/** A link whose first connection ended after `livedMs`. */
+async function droppedAfter(livedMs: number) {
+  const made = makeLink();
+  const conn = await connected(made.link, made.opens);
+  made.clock.advance(livedMs);
+  conn.end('gone');
+  return made;
 }
 
 describe('ReconnectingLink', () => {
@@ -122,25 +129,20 @@ describe('ReconnectingLink', () => {
   });
 
   test('connect() rejects with the transport error and does not retry by itself', async () => {
-    const clock = new FakeClock();
-    const { link, opens } = makeLink({ clock });
+    const { link, opens, clock } = makeLink();
     const attempt = link.connect();
     await waitFor(() => opens.length === 1, { what: 'the open' });
     opens[0]!.fail(new TestConnectError('refused'));
     await assert.rejects(attempt, { message: 'refused' });
     clock.advance(60_000);
-    await new Promise((resolve) => setImmediate(resolve));
+    await flush();
     assert.equal(opens.length, 1);
     assert.equal(clock.sleeping, 0);
     await link.close();
   });
 
   test('after a stable connection ends, the first reconnect is immediate and waitReady resolves on it', async () => {
-    const clock = new FakeClock();
-    const { link, opens } = makeLink({ clock });
-    const conn = await connected(link, opens);
-    clock.advance(5_000);
-    conn.end('server restarted');
+    const { link, opens, clock } = await droppedAfter(5_000);
     assert.equal(link.isReady(), false);
     assert.equal(link.connection, undefined);
     const ready = link.waitReady();
@@ -154,15 +156,11 @@ describe('ReconnectingLink', () => {
   });
 
   test('a connection that dies within 5 s counts as a failed attempt: the reconnect waits for the backoff', async () => {
-    const clock = new FakeClock();
-    const { link, opens } = makeLink({ clock });
-    const conn = await connected(link, opens);
-    clock.advance(4_999);
-    conn.end('flapping');
+    const { link, opens, clock } = await droppedAfter(4_999);
     await waitFor(() => clock.sleeping === 1, { what: 'the backoff sleep' });
     assert.equal(opens.length, 1);
     clock.advance(POLICY.initialMs / 2 - 1);
-    await new Promise((resolve) => setImmediate(resolve));
+    await flush();
     assert.equal(opens.length, 1, 'not before half the first ceiling');
     clock.advance(1);
     await waitFor(() => opens.length === 2, { what: 'the reconnect after the backoff' });
@@ -170,12 +168,7 @@ describe('ReconnectingLink', () => {
   });
 
   test('failed reconnects back off exponentially and log at warn on attempts 1, 2, 4, 8 only', async () => {
-    const clock = new FakeClock();
-    const lines: Record<string, unknown>[] = [];
-    const { link, opens } = makeLink({ clock, lines });
-    const conn = await connected(link, opens);
-    clock.advance(10_000);
-    conn.end('gone');
+    const { link, opens, clock, lines } = await droppedAfter(10_000);
     const ready = link.waitReady();
     const delays: number[] = [];
     for (let attempt = 1; attempt <= 8; attempt += 1) {
@@ -186,7 +179,7 @@ describe('ReconnectingLink', () => {
       while (opens.length === attempt + 1) {
         clock.advance(250);
         waited += 250;
-        await new Promise((resolve) => setImmediate(resolve));
+        await flush();
       }
       delays.push(waited);
     }
@@ -204,19 +197,14 @@ describe('ReconnectingLink', () => {
   });
 
   test('a CredentialsError is fatal: waiters reject with it and reconnecting stops for good', async () => {
-    const clock = new FakeClock();
-    const lines: Record<string, unknown>[] = [];
-    const { link, opens } = makeLink({ clock, lines });
-    const conn = await connected(link, opens);
-    clock.advance(10_000);
-    conn.end('gone');
+    const { link, opens, clock, lines } = await droppedAfter(10_000);
     const ready = link.waitReady();
     await waitFor(() => opens.length === 2, { what: 'the reconnect' });
     const refused = new CredentialsError('password rejected: fix the configuration');
     opens[1]!.fail(refused);
     await assert.rejects(ready, (error) => error === refused);
     clock.advance(600_000);
-    await new Promise((resolve) => setImmediate(resolve));
+    await flush();
     assert.equal(opens.length, 2, 'no attempt after the refusal');
     assert.equal(clock.sleeping, 0);
     assert.equal(link.isReady(), false);
@@ -243,11 +231,7 @@ describe('ReconnectingLink', () => {
   });
 
   test('close() settles waiters, aborts the attempt, releases the connection and leaves no sleep behind', async () => {
-    const clock = new FakeClock();
-    const { link, opens } = makeLink({ clock });
-    const conn = await connected(link, opens);
-    clock.advance(1_000);
-    conn.end('flapping');
+    const { link, clock } = await droppedAfter(1_000);
     await waitFor(() => clock.sleeping === 1, { what: 'the backoff sleep' });
     const ready = link.waitReady();
     await link.close();
@@ -282,7 +266,7 @@ describe('ReconnectingLink', () => {
     const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
     const before = timers();
     // A real timer far in the future: only close() can end it.
-    const { link, opens } = makeLink({ clock: systemClock, backoff: { initialMs: 600_000, maxMs: 600_000 } });
+    const { link, opens } = makeLink(systemClock, { initialMs: 600_000, maxMs: 600_000 });
     const attempt = link.connect();
     await waitFor(() => opens.length === 1, { what: 'the open' });
     opens[0]!.fail(new TestConnectError('refused'));
