@@ -137,3 +137,26 @@ describe('credentials rejected at run time', () => {
     }
   });
 });
+
+describe('402 PLAN_FEATURE_REQUIRED is not a credentials error', () => {
+  test('porter keeps running, says so clearly, and still stops cleanly on SIGTERM', async () => {
+    const bed = await startBed({ api: { plan: false } });
+    try {
+      bed.writeConfig();
+      bed.api.enqueue(SIM_SERVER_ID, { command: 'say not-yet' });
+      const porter = bed.spawnPorter();
+      await waitFor(() => bed.api.requests.some((r) => r.route === 'pull' && r.status === 402) || porter.exit, { ...WAIT, what: 'a 402 answer' });
+      const line = await porter.waitForLog(/plan does not include API access/);
+      assert.equal(line.level, 'error');
+      assert.equal(porter.exit, undefined, porter.tail());
+      assert.equal(bed.api.claimedCount, 0);
+      // Slow retries: one pull, not a storm, in the time porter took to log it.
+      assert.equal(bed.api.requests.filter((r) => r.route === 'pull').length, 1);
+      porter.kill('SIGTERM');
+      assert.deepEqual(await porter.waitExit(5000), { code: 0, signal: null }, porter.tail());
+      assertNoSecret(porter, [SIM_TOKEN, RCON_PASSWORD]);
+    } finally {
+      await bed.close();
+    }
+  });
+});
