@@ -105,9 +105,11 @@ export class WebRconExecutor implements Executor {
       wording: {
         subject: `the WebRCON session to ${this.#address.display}`,
         ConnectError: WebRconConnectError,
-        protocol: 'Rust WebRCON',
         connected: 'Rust WebRCON connected',
         reconnected: 'Rust WebRCON reconnected',
+        lost: 'Rust WebRCON connection lost; reconnecting',
+        retrying: 'Rust WebRCON reconnect failed; retrying with backoff',
+        refused: 'Rust WebRCON password rejected; not reconnecting until the configuration is fixed',
       },
       backoff: deps.backoff ?? DEFAULT_BACKOFF,
       logger: this.#logger,

@@ -23,18 +23,25 @@ export interface LinkTransport<Conn> {
   release(connection: Conn): Promise<void> | void;
 }
 
-/** How the link's log lines and errors name it. */
+/**
+ * How the link's errors and log lines name it. The log messages are spelled out whole by each
+ * protocol, never assembled here: operators and docs/troubleshooting.md find them in the source.
+ */
 export interface LinkWording {
   /** Subject of the close messages: "the RCON session to 127.0.0.1:25575". */
   readonly subject: string;
   /** Rejects attempts and waiters when the link closes: the protocol's connect error. */
   readonly ConnectError: new (message: string) => Error;
-  /** Starts the lines about losing, retrying and refused credentials: "RCON". */
-  readonly protocol: string;
   /** The first successful open: "RCON connected and logged in". */
   readonly connected: string;
   /** Every later one: "RCON reconnected and logged in". */
   readonly reconnected: string;
+  /** An open connection ended: "RCON connection lost; reconnecting". */
+  readonly lost: string;
+  /** A reconnect attempt failed: "RCON reconnect failed; retrying with backoff". */
+  readonly retrying: string;
+  /** Credentials refused, the link stops: "RCON password rejected; not reconnecting until …". */
+  readonly refused: string;
   /** Put on every line (leave out what the logger already carries). */
   readonly fields?: Readonly<Record<string, unknown>>;
   /** Put on the first `connected` line only. */
@@ -218,7 +225,7 @@ export class ReconnectingLink<Conn> {
     const livedMs = this.#clock.now() - this.#connectedAt;
     if (livedMs >= STABLE_CONNECTION_MS) this.#failedAttempts = 0;
     else this.#failedAttempts += 1;
-    this.#logger.warn({ ...this.#fields, reason }, `${this.#wording.protocol} connection lost; reconnecting`);
+    this.#logger.warn({ ...this.#fields, reason }, this.#wording.lost);
     this.ensureReconnecting();
   }
 
@@ -241,17 +248,14 @@ export class ReconnectingLink<Conn> {
         this.#failedAttempts += 1;
         // 1, 2, 4, 8…: a long outage stays visible without a line every few seconds.
         const level = (this.#failedAttempts & (this.#failedAttempts - 1)) === 0 ? 'warn' : 'debug';
-        this.#logger[level](
-          { ...this.#fields, attempt: this.#failedAttempts, reason: (error as Error).message },
-          `${this.#wording.protocol} reconnect failed; retrying with backoff`,
-        );
+        this.#logger[level]({ ...this.#fields, attempt: this.#failedAttempts, reason: (error as Error).message }, this.#wording.retrying);
       }
     }
   }
 
   #setFatal(error: CredentialsError): void {
     this.#fatal = error;
-    this.#logger.error({ ...this.#fields, code: error.code }, `${this.#wording.protocol} password rejected; not reconnecting until the configuration is fixed`);
+    this.#logger.error({ ...this.#fields, code: error.code }, this.#wording.refused);
     this.#rejectWaiters(error);
   }
 

@@ -54,9 +54,11 @@ export class RconSession {
       wording: {
         subject: `the RCON session to ${this.address}`,
         ConnectError: RconConnectError,
-        protocol: 'RCON',
         connected: 'RCON connected and logged in',
         reconnected: 'RCON reconnected and logged in',
+        lost: 'RCON connection lost; reconnecting',
+        retrying: 'RCON reconnect failed; retrying with backoff',
+        refused: 'RCON password rejected; not reconnecting until the configuration is fixed',
         fields: { rcon: this.address },
         connectedFields: { flavour: options.flavour },
       },

@@ -80,9 +80,11 @@ function makeLink<C extends Clock = FakeClock>(clock: C = new FakeClock() as unk
     wording: {
       subject: 'the test session to 127.0.0.1:1',
       ConnectError: TestConnectError,
-      protocol: 'TEST',
       connected: 'TEST connected',
       reconnected: 'TEST reconnected',
+      lost: 'TEST connection lost; reconnecting',
+      retrying: 'TEST reconnect failed; retrying with backoff',
+      refused: 'TEST password rejected; not reconnecting until the configuration is fixed',
       fields: { test: '127.0.0.1:1' },
     },
     backoff,
@@ -142,8 +144,9 @@ describe('ReconnectingLink', () => {
   });
 
   test('after a stable connection ends, the first reconnect is immediate and waitReady resolves on it', async () => {
-    const { link, opens, clock } = await droppedAfter(5_000);
+    const { link, opens, clock, lines } = await droppedAfter(5_000);
     assert.equal(link.isReady(), false);
+    assert.ok(lines.some((line) => line.msg === 'TEST connection lost; reconnecting' && line.reason === 'gone' && line.level === 40));
     assert.equal(link.connection, undefined);
     const ready = link.waitReady();
     await waitFor(() => opens.length === 2, { what: 'the reconnect' });
