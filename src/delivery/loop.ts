@@ -10,7 +10,7 @@ import {
   assertSingleLine,
   type Executor,
 } from '../executors/executor.js';
-import { backoffDelay } from './backoff.js';
+import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
 import type { Journal, JournalEntry, Outcome } from './journal.js';
 import { WakeSignal } from './wake.js';
 
@@ -64,6 +64,8 @@ export interface LoopHealth {
 }
 
 const PLAN_RETRY_MS = 60_000;
+/** API trouble (5xx, timeouts, resets) and reports not yet accepted: 0.5 s doubling up to 30 s. */
+const API_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 30_000 };
 /** Between "the game server dropped while we read its players" and waiting for it to be back. */
 const GAME_SERVER_RECHECK_MS = 100;
 /** A claim the API gave us with an id porter cannot use: nothing to report, slow down. */
@@ -286,7 +288,7 @@ export class DeliveryLoop {
       this.#log.error({ err: message }, `the store's plan does not include API access (402): retrying every ${PLAN_RETRY_MS / 1000} s`);
       return PLAN_RETRY_MS;
     }
-    const wait = backoffDelay(attempt);
+    const wait = backoffDelay(attempt + 1, API_BACKOFF);
     this.#log.warn({ err: message, retryInMs: wait }, 'pull failed; backing off');
     this.#o.observer?.onPull?.({ serverId: this.#o.serverId, result: 'error' });
     return wait;

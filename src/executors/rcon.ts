@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { ResolvedExecutor } from '../config/schema.js';
-import type { BackoffPolicy } from '../rcon/backoff.js';
+import type { BackoffPolicy } from '../net/backoff.js';
 import { RconSession } from '../rcon/session.js';
 import type { ExecutionContext, Executor, ExecutorStats } from './executor.js';
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import { NotSentError } from '../executors/executor.js';
 import { ReconnectingLink } from '../net/reconnecting-link.js';
-import { DEFAULT_RECONNECT_BACKOFF, type BackoffPolicy } from './backoff.js';
+import { DEFAULT_RECONNECT_BACKOFF, type BackoffPolicy } from '../net/backoff.js';
 import { RconConnection, type RconConnectionOptions } from './connection.js';
 import { RconConnectError } from './errors.js';
 import { assertSendable } from './request-limits.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backoffDelay, DEFAULT_RECONNECT_BACKOFF } from '../../src/rcon/backoff.js';
+import { backoffDelay, DEFAULT_RECONNECT_BACKOFF } from '../../src/net/backoff.js';
 
 test('backoff doubles from 250 ms to a 10 s ceiling, jittered within the upper half', () => {
   const ceilings = [1, 2, 3, 4, 5, 6, 7, 8, 50].map((attempt) => backoffDelay(attempt, DEFAULT_RECONNECT_BACKOFF, () => 1));
