@@ -132,7 +132,7 @@ export const idleLatency: Benchmark = {
   description: `due → executed on the game server while porter idles, default poll.idleMs (${IDLE_MS}) and budget`,
   sideBySide: true,
   async run(context) {
-    const perRun = context.quick ? 20 : 50;
+    const perRun = context.quick ? 20 : 40;
     const runs = await Promise.all(Array.from({ length: runCount(context) }, () => idleRun(context, perRun)));
     const stats = runs.map((r) => summarize(r.samples));
     context.progress(`  idle latency p50 ${stats.map((s) => s.p50).join(' / ')} ms, p99 ${stats.map((s) => s.p99).join(' / ')} ms`);

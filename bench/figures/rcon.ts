@@ -45,7 +45,7 @@ export const rcon: Benchmark = {
     // Loopback round trips on a shared 2-core VM swing by 2× from one second to the next:
     // several short alternating runs beat a few long ones.
     const runs = context.quick ? 2 : 5;
-    const durationMs = context.quick ? 1000 : 1500;
+    const durationMs = 1000;
     const figures: Figure[] = [];
     const detail: Record<string, unknown> = { command: 'say bench', durationMs };
     for (const flavour of FLAVOURS) {

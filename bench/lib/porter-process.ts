@@ -1,11 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuMs, cpuTimes, rssKb } from './proc.js';
 
-/** The real CLI, as `npm run bench` built it. */
-export const PORTER_MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * What `porter` runs once installed: package.json's `bin.porter`, resolved in the project, so the
+ * figures follow however the project ships the CLI (compiled modules or a bundle).
+ */
+export const PORTER_MAIN = resolve(ROOT, (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: { porter: string } }).bin.porter);
 
 export interface PorterProcess {
   readonly pid: number;
@@ -50,7 +55,7 @@ export function startPorter(configPath: string, dir: string, options: StartOptio
     closeSync(out);
   }
   const pid = child.pid;
-  if (pid === undefined) throw new Error(`could not start porter (${PORTER_MAIN}): run "npm run bench" so that it is built first`);
+  if (pid === undefined) throw new Error(`could not start porter (${PORTER_MAIN}): run "npm run bench", which builds it first`);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });

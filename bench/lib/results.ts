@@ -15,6 +15,8 @@ export interface StoredResult extends BenchResult {
   readonly seconds: number;
   readonly commit: string;
   readonly machine: Machine;
+  /** 1-minute load average when the benchmark started and ended (the harness's own work included). */
+  readonly load: { readonly before: number; readonly after: number };
   readonly error?: string;
 }
 
@@ -75,7 +77,7 @@ export function updateDocs(path: string, results: ResultsFile): boolean {
     START,
     '',
     `Latest run: ${dates[0]?.slice(0, 16).replace('T', ' ')}${dates.length > 1 && dates.at(-1) !== dates[0] ? ` to ${dates.at(-1)!.slice(0, 16).replace('T', ' ')}` : ''} UTC, commit ${commits.join(', ')}.`,
-    `Machine: ${machines.join('; ')}.`,
+    `Machine: ${machines.join('; ')}; 1-minute load average before each benchmark: ${stored.map((r) => `${r.name} ${r.load?.before ?? '?'}`).join(', ')}.`,
     '',
     markdownTable(rowsOf(stored.flatMap((r) => r.figures))),
     ...stored.filter((r) => r.error).map((r) => `\n${r.name} did not finish: ${r.error}`),
