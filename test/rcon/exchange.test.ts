@@ -24,6 +24,21 @@ describe('planCommand', () => {
     assert.equal(exchange.fragments, 2);
   });
 
+  test('minecraft: a first piece under 4,096 bytes is the whole answer: done at once, no probe', () => {
+    const exchange = planCommand('minecraft', 'give Steve diamond 1', ids());
+    assert.deepEqual(exchange.accept(packet(10, 0, 'Gave 1 [Diamond] to Steve')), { kind: 'done' });
+    assert.equal(exchange.text(), 'Gave 1 [Diamond] to Steve');
+    const empty = planCommand('minecraft', 'say hi', ids());
+    assert.deepEqual(empty.accept(packet(10, 0, '')), { kind: 'done' });
+  });
+
+  test('minecraft: 4,096 bytes of fewer characters (multi-byte text) still gets the probe', () => {
+    const exchange = planCommand('minecraft', 'list', ids());
+    const body = Buffer.from('é'.repeat(2048)); // 2,048 characters, 4,096 bytes
+    assert.equal(exchange.accept(packet(10, 0, body)).kind, 'more');
+    assert.ok((exchange.accept(packet(10, 0, 'x')) as { kind: string }).kind === 'more');
+  });
+
   test('source: command and empty RESPONSE_VALUE together; the mirror ends the answer', () => {
     const exchange = planCommand('source', 'status', ids());
     const sent = exchange.initial.map((bytes) => new PacketDecoder().push(bytes)[0]!);
