@@ -6,7 +6,7 @@ import { idleLatency, joinLatency } from './figures/latency.js';
 import { rcon } from './figures/rcon.js';
 import { startup } from './figures/startup.js';
 import type { Benchmark, BenchContext } from './lib/context.js';
-import { busyMachine, loadAverage } from './lib/load.js';
+import { busyWarning, machineBusyPercent } from './lib/load.js';
 import { describeMachine } from './lib/machine.js';
 import { currentCommit, mergeResults, readResults, updateDocs, writeJson, type StoredResult } from './lib/results.js';
 import { rowsOf, textTable } from './lib/table.js';
@@ -112,14 +112,14 @@ async function main(): Promise<number> {
   const results: StoredResult[] = [];
   for (const group of groups(options.only)) {
     context.progress(`${group.map((b) => b.name).join(' + ')}: ${group.map((b) => b.description).join('; ')}`);
-    const busy = busyMachine();
+    const othersBusy = await machineBusyPercent();
+    const busy = busyWarning(othersBusy);
     if (busy) context.progress(`WARNING: ${busy}`);
-    const before = loadAverage();
     const settled = await Promise.all(
       group.map(async (benchmark): Promise<StoredResult> => {
         const t0 = Date.now();
         const stamp = { ranAt: new Date(t0).toISOString(), commit, machine };
-        const finish = () => ({ seconds: Math.round((Date.now() - t0) / 1000), load: { before, after: loadAverage() } });
+        const finish = () => ({ seconds: Math.round((Date.now() - t0) / 1000), ...(othersBusy === undefined ? {} : { othersBusyPercent: othersBusy }) });
         try {
           const result = await benchmark.run(context);
           return { ...result, ...stamp, ...finish() };

@@ -1,8 +1,7 @@
 import { figure, type BenchResult } from '../lib/figure.js';
-import { LIFTED_BUDGET, releaseFixture, startFixture } from '../lib/fixture.js';
+import { releaseFixture, startLeanFixture } from '../lib/fixture.js';
 import { startPorter, type PorterProcess } from '../lib/porter-process.js';
 import { rssKb } from '../lib/proc.js';
-import { RequestTally } from '../lib/requests.js';
 import { median, round } from '../lib/stats.js';
 import { sleep, until } from '../lib/wait.js';
 import type { Benchmark, BenchContext } from '../lib/context.js';
@@ -10,7 +9,9 @@ import { spawn } from 'node:child_process';
 
 /**
  * CPU per command and memory, from one porter process with the budget lifted (the fake and
- * porter both allow a billion calls a window), so porter runs as fast as it can.
+ * porter both allow a billion calls a window), so porter runs as fast as it can. The API is the
+ * lean fake (lib/lean-api.ts): the simulator slows down as its history grows, and at 50,000
+ * commands would be the bottleneck instead of porter.
  *
  * CPU: user+sys of the porter process (/proc/<pid>/stat) between checkpoints every `segment`
  * delivered commands; the figure is the median over the segments. Startup is excluded because
@@ -37,14 +38,14 @@ export const cpuMemory: Benchmark = {
     const bare = await bareNodeRss(3);
     context.progress(`bare node RSS ${round(bare / 1024, 1)} MB; delivering ${total} commands with the budget lifted`);
 
-    const fixture = await startFixture({ budget: LIFTED_BUDGET });
+    const fixture = await startLeanFixture();
+    const api = fixture.api;
     let porter: PorterProcess | undefined;
     try {
-      const tally = new RequestTally(fixture.api);
       porter = startPorter(fixture.configPath, fixture.dir, { profile: context.profile, nodeArgs: context.porterNodeArgs });
       const p = porter;
       // Up and idling: two pulls (the first, and one idle interval later) have been answered.
-      await until(() => tally.update().pulls >= 2, 'porter to start and pull twice', { timeoutMs: 20_000, onTimeout: () => p.tail() });
+      await until(() => api.pulls >= 2, 'porter to start and pull twice', { timeoutMs: 20_000, onTimeout: () => p.tail() });
       await sleep(200);
       const checkpoint = (done: number): Checkpoint => {
         const { user, system } = p.cpuTimes();
@@ -55,31 +56,32 @@ export const cpuMemory: Benchmark = {
       let enqueued = 0;
       const topUp = () => {
         // Keep a few thousand due at all times, so porter never idles between checkpoints.
-        while (enqueued < total && enqueued - tally.doneOk < 3_000) {
-          fixture.api.enqueue(fixture.serverId, { command: `say bench ${enqueued}`, offlineExecute: true });
-          enqueued++;
-        }
+        while (enqueued < total && api.queued < 3_000) api.enqueue(`say bench ${enqueued++}`);
       };
       const checkpoints: Checkpoint[] = [start];
       for (let next = segment; next <= total; next += segment) {
         await until(
           () => {
             topUp();
-            return tally.update().doneOk >= next;
+            return api.done >= next;
           },
           `${next} deliveries`,
           { timeoutMs: 300_000, intervalMs: 2, onTimeout: () => p.tail() },
         );
-        checkpoints.push(checkpoint(tally.doneOk));
-        context.progress(`  ${tally.doneOk} delivered, RSS ${round(p.rssKb() / 1024, 1)} MB`);
+        checkpoints.push(checkpoint(api.done));
+        context.progress(`  ${api.done} delivered, RSS ${round(p.rssKb() / 1024, 1)} MB`);
       }
       const end = checkpoints.at(-1)!;
       const perSegment = checkpoints.slice(1).map((c, i) => (c.cpuMs - checkpoints[i]!.cpuMs) / (c.done - checkpoints[i]!.done));
       const rates = checkpoints.slice(1).map((c, i) => ((c.done - checkpoints[i]!.done) * 1000) / (c.at - checkpoints[i]!.at));
       const overall = (end.cpuMs - start.cpuMs) / (end.done - start.done);
       const overallUser = (end.userMs - start.userMs) / (end.done - start.done);
-      const doubleClaims = fixture.api.commands().filter((c) => c.claims > 1).length;
-      if (doubleClaims > 0) throw new Error(`benchmark: ${doubleClaims} commands were claimed twice: porter is broken, figures are void`);
+      const ran = fixture.game.executed.filter((e) => !e.query).length;
+      if (api.unexpectedReports > 0 || api.failed > 0 || ran !== api.claims) {
+        throw new Error(
+          `benchmark: ${api.claims} claims, ${ran} commands run, ${api.failed} failed, ${api.unexpectedReports} unexpected reports: porter misbehaved, figures are void`,
+        );
+      }
       const growthMb = (end.rssKb - start.rssKb) / 1024;
       return {
         name: this.name,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
+import { startLeanApi, type LeanApi } from './lean-api.js';
 
 /**
  * One benchmark scene: the fake Seller API and a fake Minecraft RCON server in the harness
@@ -43,26 +44,7 @@ export async function startFixture(options: FixtureOptions = {}): Promise<Fixtur
   const password = randomBytes(12).toString('hex');
   const api = await startSellerApi({ budget });
   const game = await startRconServer({ password, flavour: 'minecraft', players: options.players ?? [] });
-  const dir = mkdtempSync(join(tmpdir(), 'porter-bench-'));
-  writeFileSync(join(dir, 'api-token'), SIM_TOKEN, { mode: 0o600 });
-  writeFileSync(join(dir, 'rcon-password'), password, { mode: 0o600 });
-  const configPath = join(dir, 'config.json');
-  const players = options.refreshMs === undefined ? { preset: 'minecraft' } : { preset: 'minecraft', refreshMs: options.refreshMs };
-  const config = {
-    api: { baseUrl: api.url, tokenFile: './api-token', budget: { perWindow: budget.perWindow, windowMs: budget.windowMs } },
-    servers: [
-      {
-        id: SIM_SERVER_ID,
-        name: 'bench',
-        executor: { type: 'rcon', host: game.host, port: game.port, passwordFile: './rcon-password' },
-        players,
-      },
-    ],
-    ...(options.idleMs === undefined ? {} : { poll: { idleMs: options.idleMs } }),
-    stateDir: './state',
-    log: { level: options.logLevel ?? 'info' },
-  };
-  writeFileSync(configPath, JSON.stringify(config, null, 2));
+  const { dir, configPath } = writeConfig(api.url, game, password, budget, options);
   return {
     api,
     game,
@@ -76,8 +58,59 @@ export async function startFixture(options: FixtureOptions = {}): Promise<Fixtur
   };
 }
 
+export interface LeanFixture {
+  readonly api: LeanApi;
+  readonly game: FakeRconServer;
+  readonly dir: string;
+  readonly configPath: string;
+  close(keepFiles?: boolean): Promise<void>;
+}
+
+/** The same scene over the lean API (lean-api.ts), with the budget lifted on both sides. */
+export async function startLeanFixture(options: Omit<FixtureOptions, 'budget'> = {}): Promise<LeanFixture> {
+  const password = randomBytes(12).toString('hex');
+  const api = await startLeanApi(SIM_TOKEN);
+  const game = await startRconServer({ password, flavour: 'minecraft', players: options.players ?? [] });
+  const { dir, configPath } = writeConfig(api.url, game, password, LIFTED_BUDGET, options);
+  return {
+    api,
+    game,
+    dir,
+    configPath,
+    async close(keepFiles = false) {
+      await Promise.allSettled([api.close(), game.close()]);
+      if (!keepFiles) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh temp folder with porter's config and its secrets in files, as an owner would set it up. */
+function writeConfig(apiUrl: string, game: FakeRconServer, password: string, budget: Budget, options: FixtureOptions): { dir: string; configPath: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'porter-bench-'));
+  writeFileSync(join(dir, 'api-token'), SIM_TOKEN, { mode: 0o600 });
+  writeFileSync(join(dir, 'rcon-password'), password, { mode: 0o600 });
+  const configPath = join(dir, 'config.json');
+  const players = options.refreshMs === undefined ? { preset: 'minecraft' } : { preset: 'minecraft', refreshMs: options.refreshMs };
+  const config = {
+    api: { baseUrl: apiUrl, tokenFile: './api-token', budget: { perWindow: budget.perWindow, windowMs: budget.windowMs } },
+    servers: [
+      {
+        id: SIM_SERVER_ID,
+        name: 'bench',
+        executor: { type: 'rcon', host: game.host, port: game.port, passwordFile: './rcon-password' },
+        players,
+      },
+    ],
+    ...(options.idleMs === undefined ? {} : { poll: { idleMs: options.idleMs } }),
+    stateDir: './state',
+    log: { level: options.logLevel ?? 'info' },
+  };
+  writeFileSync(configPath, JSON.stringify(config, null, 2));
+  return { dir, configPath };
+}
+
 /** Stops the fakes; with `--keep` the folder stays and its path is printed. */
-export async function releaseFixture(fixture: Fixture, context: { readonly keep: boolean; progress(message: string): void }): Promise<void> {
+export async function releaseFixture(fixture: Fixture | LeanFixture, context: { readonly keep: boolean; progress(message: string): void }): Promise<void> {
   await fixture.close(context.keep);
   if (context.keep) context.progress(`  kept ${fixture.dir}`);
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { availableParallelism, totalmem } from 'node:os';
+import { availableParallelism, tmpdir, totalmem } from 'node:os';
 
 export interface Machine {
   readonly nproc: number;
@@ -7,6 +7,8 @@ export interface Machine {
   readonly memoryGb: number;
   readonly node: string;
   readonly platform: string;
+  /** Where porter's state (its journal) lived: a tmpfs here hides what the disk costs. */
+  readonly tmpdir: string;
 }
 
 /** What the figures were measured on: they mean little without it. */
@@ -23,5 +25,6 @@ export function describeMachine(): Machine {
     memoryGb: Math.round(totalmem() / 2 ** 30),
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
+    tmpdir: tmpdir(),
   };
 }

@@ -15,8 +15,8 @@ export interface StoredResult extends BenchResult {
   readonly seconds: number;
   readonly commit: string;
   readonly machine: Machine;
-  /** 1-minute load average when the benchmark started and ended (the harness's own work included). */
-  readonly load: { readonly before: number; readonly after: number };
+  /** How busy other processes kept the machine just before the benchmark started (% of all cores). */
+  readonly othersBusyPercent?: number;
   readonly error?: string;
 }
 
@@ -70,14 +70,14 @@ export function updateDocs(path: string, results: ResultsFile): boolean {
   const end = text.indexOf(END);
   if (start === -1 || end < start) return false;
   const stored = Object.values(results.benchmarks);
-  const machines = [...new Set(stored.map((r) => `${r.machine.nproc} × ${r.machine.cpuModel}, ${r.machine.memoryGb} GB, Node ${r.machine.node}, ${r.machine.platform}`))];
+  const machines = [...new Set(stored.map((r) => `${r.machine.nproc} × ${r.machine.cpuModel}, ${r.machine.memoryGb} GB, Node ${r.machine.node}, ${r.machine.platform}, temp folders in ${r.machine.tmpdir ?? '?'}`))];
   const commits = [...new Set(stored.map((r) => r.commit))];
   const dates = stored.map((r) => r.ranAt).sort();
   const block = [
     START,
     '',
     `Latest run: ${dates[0]?.slice(0, 16).replace('T', ' ')}${dates.length > 1 && dates.at(-1) !== dates[0] ? ` to ${dates.at(-1)!.slice(0, 16).replace('T', ' ')}` : ''} UTC, commit ${commits.join(', ')}.`,
-    `Machine: ${machines.join('; ')}; 1-minute load average before each benchmark: ${stored.map((r) => `${r.name} ${r.load?.before ?? '?'}`).join(', ')}.`,
+    `Machine: ${machines.join('; ')}; CPU kept busy by other processes just before each benchmark: ${stored.map((r) => `${r.name} ${r.othersBusyPercent ?? '?'} %`).join(', ')}.`,
     '',
     markdownTable(rowsOf(stored.flatMap((r) => r.figures))),
     ...stored.filter((r) => r.error).map((r) => `\n${r.name} did not finish: ${r.error}`),
