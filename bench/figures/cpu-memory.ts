@@ -83,6 +83,11 @@ export const cpuMemory: Benchmark = {
         );
       }
       const growthMb = (end.rssKb - start.rssKb) / 1024;
+      // After the first 10,000 (V8's heap and the allocator's arenas have grown to their working
+      // size by then), further growth is what a leak would look like.
+      const warmIndex = total >= 20_000 ? 2 : 1;
+      const warm = checkpoints[warmIndex]!;
+      const lateGrowthMb = (end.rssKb - warm.rssKb) / 1024;
       return {
         name: this.name,
         figures: [
@@ -97,6 +102,7 @@ export const cpuMemory: Benchmark = {
           figure('memory.growth', `RSS growth over ${total} commands`, 'MB', [round(growthMb, 1)], {
             target: { op: '<', value: 5, text: '< 5 MB' },
           }),
+          figure('memory.lateGrowth', `RSS growth from command ${warmIndex * segment} to ${total}`, 'MB', [round(lateGrowthMb, 1)]),
         ],
         detail: {
           commands: total,
