@@ -84,6 +84,11 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     stop.abort();
     await Promise.allSettled([...servers.map((parts) => parts.executor.close()), health?.close()]);
     await client.close().catch(() => undefined);
+    try {
+      journal.flush();
+    } catch (error) {
+      logger.warn({ err: error }, 'could not write the last settled reports to the journal: they will be reported again, harmlessly, on the next start');
+    }
     unlock();
   }
   logger.info({ exitCode, unreported: journal.pending().length }, 'porter stopped');

@@ -140,6 +140,7 @@ export class DeliveryLoop {
       this.#log.warn({ id: entry.id, outcome: outcome.result }, 'reporting a command left over from the previous run');
       await this.#report(entry.id, outcome, hard);
     }
+    this.#o.journal.flush();
   }
 
   async #handlePull(result: PullResult, signals: StopSignals): Promise<void> {
@@ -155,6 +156,7 @@ export class DeliveryLoop {
         return;
       case 'empty':
         this.#o.observer?.onPull?.({ serverId: this.#o.serverId, result: result.status === 204 ? 'busy' : 'empty' });
+        this.#o.journal.flush(); // idle: a good moment to write settled removals
         await this.#wake.sleepUnlessWoken((signal) =>
           this.#o.clock.sleep(this.#o.idleDelay(), AbortSignal.any([signal, signals.stop])),
         );

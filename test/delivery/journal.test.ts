@@ -24,7 +24,20 @@ describe('journal', () => {
     const reopened = new Journal(dir);
     assert.deepEqual(reopened.pending(server), [{ serverId: server, id: '9007199254740993', command: 'give Steve diamond 1', claimedAt: 1000 }]);
     reopened.settle(server, '9007199254740993');
+    assert.deepEqual(reopened.pending(), [], 'settled at once in memory');
+    reopened.flush();
     assert.deepEqual(new Journal(dir).pending(), []);
+  });
+
+  test('a settled entry reaches the disk with the next claim, without a write of its own', () => {
+    const dir = stateDir();
+    const journal = new Journal(dir);
+    journal.claim(server, '1', 'say one', 1);
+    journal.recordOutcome(server, '1', { result: 'done' }, 2);
+    journal.settle(server, '1');
+    assert.equal(new Journal(dir).pending().length, 1, 'not written yet: a crash now reports it again, which the API answers as already settled');
+    journal.claim(server, '2', 'say two', 3);
+    assert.deepEqual(new Journal(dir).pending().map((e) => e.id), ['2']);
   });
 
   test('an outcome is kept with its claim and read back after a restart', () => {
