@@ -3,7 +3,7 @@ import { type Fixture, releaseFixture, startFixture } from '../lib/fixture.js';
 import { ExecutedLog } from '../lib/executed.js';
 import { startPorter, type PorterProcess } from '../lib/porter-process.js';
 import { RequestTally } from '../lib/requests.js';
-import { median, percentile, round, uniform } from '../lib/stats.js';
+import { exponential, median, percentile, round, uniform } from '../lib/stats.js';
 import { sleep, until } from '../lib/wait.js';
 import type { Benchmark, BenchContext } from '../lib/context.js';
 
@@ -11,10 +11,8 @@ import type { Benchmark, BenchContext } from '../lib/context.js';
  * Latency while porter idles, at the defaults (poll.idleMs 1000, players.refreshMs 2000, budget
  * 120 per 60 s): the config porter runs with sets none of them.
  *
- * Idle: a command becomes due (enqueued with executeAt = now) at a random moment, once the
- * previous one was reported; latency = when the fake RCON server ran it − when it became due.
- * The random gap spans two default idle intervals, so the moment falls uniformly across porter's
- * polling phase whatever its pacing.
+ * Idle: commands become due (enqueued with executeAt = now) at the moments of a Poisson process,
+ * one every 1.5 s on average; latency = when the fake RCON server ran it − when it became due.
  *
  * Join: an online-only command for a player who is not online is queued; once porter has pulled
  * after that (and got nothing), the player joins at a random moment within one refreshMs;
@@ -82,20 +80,30 @@ async function withPorter(
   }
 }
 
+/** Mean gap between two purchases in the idle benchmark. */
+const MEAN_GAP_MS = 1500;
+
 async function idleRun(context: BenchContext, count: number): Promise<LatencyRun> {
   return withPorter(context, async (fixture, tally, porter) => {
     const executed = new ExecutedLog(fixture.game);
-    const samples: number[] = [];
+    const due: Array<{ command: string; dueAt: number }> = [];
+    // Poisson arrivals on their own clock, never timed from porter's deliveries: such arrivals see
+    // porter's polling phase as a time average (PASTA), whatever its pacing. Gaps measured from
+    // the last delivery would not: porter re-times its polls after each one.
+    let next = Date.now() + exponential(MEAN_GAP_MS);
     for (let i = 0; i < count; i++) {
-      await sleep(uniform(100, 100 + 2 * IDLE_MS));
+      await sleep(Math.max(0, next - Date.now()));
       const command = `say idle ${i}`;
       const dueAt = Date.now();
       fixture.api.enqueue(fixture.serverId, { command, offlineExecute: true, executeAt: dueAt });
-      const ranAt = await until(() => executed.ranAt(command), `"${command}" to run`, { timeoutMs: 120_000, intervalMs: 2, onTimeout: () => porter.tail() });
-      samples.push(ranAt - dueAt);
-      await until(() => tally.update().doneOk >= i + 1, `"${command}" to be reported`, { timeoutMs: 120_000, onTimeout: () => porter.tail() });
+      due.push({ command, dueAt });
+      next += exponential(MEAN_GAP_MS);
     }
-    return samples;
+    await until(() => due.every((d) => executed.ranAt(d.command) !== undefined) && tally.update().doneOk >= count, `all ${count} commands to run and be reported`, {
+      timeoutMs: 120_000,
+      onTimeout: () => porter.tail(),
+    });
+    return due.map((d) => executed.ranAt(d.command)! - d.dueAt);
   });
 }
 

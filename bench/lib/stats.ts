@@ -29,3 +29,8 @@ export function round(value: number, digits = 0): number {
 export function uniform(min: number, max: number, random: () => number = Math.random): number {
   return min + (max - min) * random();
 }
+
+/** Exponentially distributed with the given mean: the gaps of a Poisson process. */
+export function exponential(mean: number, random: () => number = Math.random): number {
+  return -mean * Math.log(1 - random());
+}
