@@ -33,6 +33,12 @@ interface Outstanding {
 const KEEPALIVE_DELAY_MS = 15_000;
 
 /**
+ * Ends a settled request's deadline. A plain value: abort() without a reason builds a
+ * DOMException with a stack trace, once per command, for a rejection nobody reads.
+ */
+const SETTLED = Symbol('request settled');
+
+/**
  * One TCP connection to an RCON server: connect, authenticate, then one request at a time.
  * Never reused after a timeout or any protocol doubt: it destroys itself and the session opens a
  * fresh one. Socket errors are always handled here; they end the connection, never the process.
@@ -218,7 +224,7 @@ export class RconConnection {
       const finish = () => {
         settled = true;
         this.#outstanding = undefined;
-        timer.abort();
+        timer.abort(SETTLED);
         signal?.removeEventListener('abort', onAbort);
       };
       const resolve = (value: T) => {
