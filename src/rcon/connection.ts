@@ -1,6 +1,6 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from '../clock.js';
+import { startDeadline, systemClock, type Clock } from '../clock.js';
 import { CredentialsError } from '../errors.js';
 import { NotSentError, OutcomeUnknownError } from '../executors/executor.js';
 import { PacketDecoder, type RconPacket } from './codec.js';
@@ -31,12 +31,6 @@ interface Outstanding {
 }
 
 const KEEPALIVE_DELAY_MS = 15_000;
-
-/**
- * Ends a settled request's deadline. A plain value: abort() without a reason builds a
- * DOMException with a stack trace, once per command, for a rejection nobody reads.
- */
-const SETTLED = Symbol('request settled');
 
 /**
  * One TCP connection to an RCON server: connect, authenticate, then one request at a time.
@@ -219,12 +213,12 @@ export class RconConnection {
     start: (resolve: (value: T) => void, reject: (reason: Error) => void) => Outstanding,
   ): Promise<T> {
     return new Promise<T>((resolvePromise, rejectPromise) => {
-      const timer = new AbortController();
       let settled = false;
+      let cancelDeadline = (): void => {};
       const finish = () => {
         settled = true;
         this.#outstanding = undefined;
-        timer.abort(SETTLED);
+        cancelDeadline();
         signal?.removeEventListener('abort', onAbort);
       };
       const resolve = (value: T) => {
@@ -243,10 +237,7 @@ export class RconConnection {
         return;
       }
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#clock.sleep(timeoutMs, timer.signal).then(
-        () => reject(new Error(`timed out after ${timeoutMs} ms ${what}`)),
-        () => undefined,
-      );
+      cancelDeadline = startDeadline(this.#clock, timeoutMs, () => reject(new Error(`timed out after ${timeoutMs} ms ${what}`)));
       this.#outstanding = start(resolve, reject);
       if (signal?.aborted) onAbort();
     });
