@@ -28,7 +28,16 @@ export interface CallContext {
   readonly commandId?: string;
 }
 
-function assignProblem(target: ProblemFields, problem: ProblemFields): void {
+/** The fields every API error carries; merged into each class below by declaration merging. */
+interface ProblemError extends ProblemFields {
+  readonly context: CallContext;
+}
+
+/**
+ * The exit code comes from the base class (401/403 CredentialsError, 404 ConfigError: exit 78), so
+ * the problem fields cannot live in one shared base: each class merges `ProblemError` and calls this.
+ */
+function assignProblem(target: ProblemError, problem: ProblemFields, context: CallContext): void {
   Object.assign(target, {
     status: problem.status,
     apiCode: problem.apiCode,
@@ -36,23 +45,17 @@ function assignProblem(target: ProblemFields, problem: ProblemFields): void {
     requiredScope: problem.requiredScope,
     retryAfterMs: problem.retryAfterMs,
     traceId: problem.traceId,
+    context,
   });
 }
 
 /** A non-2xx answer porter has no more specific class for (400, 405, an unexpected 404, 3xx…). */
-export class ApiProblemError extends PorterError implements ProblemFields {
+export interface ApiProblemError extends ProblemError {}
+export class ApiProblemError extends PorterError {
   override readonly code: string = 'E_API_PROBLEM';
-  declare readonly status: number;
-  declare readonly apiCode: string | undefined;
-  declare readonly detail: string | undefined;
-  declare readonly requiredScope: readonly string[] | undefined;
-  declare readonly retryAfterMs: number | undefined;
-  declare readonly traceId: string | undefined;
-  readonly context: CallContext;
   constructor(message: string, problem: ProblemFields, context: CallContext) {
     super(message);
-    assignProblem(this, problem);
-    this.context = context;
+    assignProblem(this, problem, context);
   }
 }
 
@@ -72,53 +75,32 @@ export class RateLimitedError extends ApiProblemError {
 }
 
 /** 401: the token is missing, wrong, deleted or regenerated. Exit 78. */
-export class InvalidTokenError extends CredentialsError implements ProblemFields {
+export interface InvalidTokenError extends ProblemError {}
+export class InvalidTokenError extends CredentialsError {
   override readonly code = 'E_API_INVALID_TOKEN';
-  declare readonly status: number;
-  declare readonly apiCode: string | undefined;
-  declare readonly detail: string | undefined;
-  declare readonly requiredScope: readonly string[] | undefined;
-  declare readonly retryAfterMs: number | undefined;
-  declare readonly traceId: string | undefined;
-  readonly context: CallContext;
   constructor(message: string, problem: ProblemFields, context: CallContext) {
     super(message);
-    assignProblem(this, problem);
-    this.context = context;
+    assignProblem(this, problem, context);
   }
 }
 
 /** 403 INTEGRATION_SCOPE_MISSING: the token lacks a scope; `requiredScope` lists them. Exit 78. */
-export class ScopeMissingError extends CredentialsError implements ProblemFields {
+export interface ScopeMissingError extends ProblemError {}
+export class ScopeMissingError extends CredentialsError {
   override readonly code = 'E_API_SCOPE_MISSING';
-  declare readonly status: number;
-  declare readonly apiCode: string | undefined;
-  declare readonly detail: string | undefined;
-  declare readonly requiredScope: readonly string[] | undefined;
-  declare readonly retryAfterMs: number | undefined;
-  declare readonly traceId: string | undefined;
-  readonly context: CallContext;
   constructor(message: string, problem: ProblemFields, context: CallContext) {
     super(message);
-    assignProblem(this, problem);
-    this.context = context;
+    assignProblem(this, problem, context);
   }
 }
 
 /** 404 on pull: the store does not know `servers[].id` (or the pull route is wrong). Exit 78. */
-export class UnknownServerError extends ConfigError implements ProblemFields {
+export interface UnknownServerError extends ProblemError {}
+export class UnknownServerError extends ConfigError {
   override readonly code = 'E_API_UNKNOWN_SERVER';
-  declare readonly status: number;
-  declare readonly apiCode: string | undefined;
-  declare readonly detail: string | undefined;
-  declare readonly requiredScope: readonly string[] | undefined;
-  declare readonly retryAfterMs: number | undefined;
-  declare readonly traceId: string | undefined;
-  readonly context: CallContext;
   constructor(message: string, problem: ProblemFields, context: CallContext) {
     super(message);
-    assignProblem(this, problem);
-    this.context = context;
+    assignProblem(this, problem, context);
   }
 }
 
