@@ -1,6 +1,5 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
 import { systemClock } from '../../src/clock.js';
 import { RconExecutor } from '../../src/executors/rcon.js';
 import { PlayerCache } from '../../src/players/cache.js';
@@ -9,30 +8,17 @@ import { compileFailurePatterns, failureIn } from '../../src/policy/failure-patt
 import { fakeSteamId64 } from '../../src/sim/rcon-players.js';
 import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { PASSWORD, executorConfig, silent } from '../rcon/helpers/setup.js';
 
 /**
  * The presets, the cache and the failure patterns against the simulated game servers over real
  * RCON on 127.0.0.1: what the delivery loop will do with them, minus the loop.
  */
 
-const silent = pino({ level: 'silent' });
-const PASSWORD = 'players-test-Secret!';
 const context = { id: '42', serverId: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' };
 
 function executorFor(server: FakeRconServer): RconExecutor {
-  return new RconExecutor(
-    {
-      type: 'rcon',
-      host: '127.0.0.1',
-      port: server.port,
-      password: PASSWORD,
-      flavour: server.flavour,
-      timeoutMs: 2000,
-      connectTimeoutMs: 2000,
-      maxRequestBytes: 1446,
-    },
-    { logger: silent, backoff: { initialMs: 20, maxMs: 200 } },
-  );
+  return new RconExecutor(executorConfig(server), { logger: silent, backoff: { initialMs: 20, maxMs: 200 } });
 }
 
 describe('Minecraft preset over RCON', () => {
