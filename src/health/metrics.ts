@@ -1,7 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../clock.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
-import type { HealthSource } from './source.js';
+import type { RouteBudgetSnapshot } from '../budget.js';
+import type { HealthServerPart, HealthSource } from './source.js';
 import { serverLabel } from './source.js';
 import { evaluateHealth, type HealthPolicy } from './status.js';
 
@@ -99,99 +100,75 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
       }
     },
   });
-  new Counter({
-    name: 'porter_rate_limited_total',
-    help: 'Seller API answers 429 (rate limited), by server.',
-    labelNames: ['server'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const part of source?.servers ?? []) this.inc({ server: serverLabel(part.server) }, part.api.stats().rateLimited);
-    },
-  });
-  new Gauge({
-    name: 'porter_budget_remaining',
-    help: 'Calls porter may still send in the current budget window, by server and route (pull / done / fail).',
-    labelNames: ['server', 'route'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const part of source?.servers ?? []) {
-        for (const [route, snapshot] of Object.entries(part.api.stats().budget)) {
-          this.set({ server: serverLabel(part.server), route }, snapshot.remaining);
+  // One value per configured server (or per server and route), read from the parts at scrape time.
+  const perServer = (part: HealthServerPart) => ({ server: serverLabel(part.server) });
+  const serverGauge = (name: string, help: string, value: (part: HealthServerPart, from: HealthSource) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['server'] as const,
+      registers,
+      collect() {
+        this.reset();
+        if (source) for (const part of source.servers) this.set(perServer(part), value(part, source));
+      },
+    });
+  const serverCounter = (name: string, help: string, value: (part: HealthServerPart) => number) =>
+    new Counter({
+      name,
+      help,
+      labelNames: ['server'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const part of source?.servers ?? []) this.inc(perServer(part), value(part));
+      },
+    });
+  const routeGauge = (name: string, help: string, value: (snapshot: RouteBudgetSnapshot) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['server', 'route'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const part of source?.servers ?? []) {
+          for (const [route, snapshot] of Object.entries(part.api.stats().budget)) this.set({ ...perServer(part), route }, value(snapshot));
         }
-      }
-    },
+      },
+    });
+
+  serverCounter('porter_rate_limited_total', 'Seller API answers 429 (rate limited), by server.', (part) => part.api.stats().rateLimited);
+  routeGauge(
+    'porter_budget_remaining',
+    'Calls porter may still send in the current budget window, by server and route (pull / done / fail).',
+    (snapshot) => snapshot.remaining,
+  );
+  routeGauge(
+    'porter_budget_wait_seconds',
+    'How long the next call to a route must wait for the budget or a Retry-After (0 = may go now).',
+    (snapshot) => snapshot.delayMs / 1000,
+  );
+  serverGauge(
+    'porter_claim_gap_open',
+    '1 while a pull answer was lost and a claimed command may be stuck PROCESSING on the platform.',
+    (part) => (part.api.stats().claimGapOpen ? 1 : 0),
+  );
+  serverGauge(
+    'porter_executor_connected',
+    '1 while the connection to the game server (RCON / WebRCON) is up; scripts are always 1.',
+    (part) => (part.executor.stats().connected ? 1 : 0),
+  );
+  serverCounter('porter_executor_reconnects_total', 'Reconnections to the game server since porter started.', (part) => part.executor.stats().reconnects);
+  serverGauge('porter_last_api_success_timestamp_seconds', 'Unix time of the last successful Seller API call (0 = none yet).', (part) => {
+    const at = part.loop.health().lastApiSuccessAt;
+    return at === undefined ? 0 : at / 1000;
   });
-  new Gauge({
-    name: 'porter_budget_wait_seconds',
-    help: 'How long the next call to a route must wait for the budget or a Retry-After (0 = may go now).',
-    labelNames: ['server', 'route'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const part of source?.servers ?? []) {
-        for (const [route, snapshot] of Object.entries(part.api.stats().budget)) {
-          this.set({ server: serverLabel(part.server), route }, snapshot.delayMs / 1000);
-        }
-      }
-    },
-  });
-  new Gauge({
-    name: 'porter_claim_gap_open',
-    help: '1 while a pull answer was lost and a claimed command may be stuck PROCESSING on the platform.',
-    labelNames: ['server'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const part of source?.servers ?? []) this.set({ server: serverLabel(part.server) }, part.api.stats().claimGapOpen ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: 'porter_executor_connected',
-    help: '1 while the connection to the game server (RCON / WebRCON) is up; scripts are always 1.',
-    labelNames: ['server'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const part of source?.servers ?? []) this.set({ server: serverLabel(part.server) }, part.executor.stats().connected ? 1 : 0);
-    },
-  });
-  new Counter({
-    name: 'porter_executor_reconnects_total',
-    help: 'Reconnections to the game server since porter started.',
-    labelNames: ['server'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const part of source?.servers ?? []) this.inc({ server: serverLabel(part.server) }, part.executor.stats().reconnects);
-    },
-  });
-  new Gauge({
-    name: 'porter_last_api_success_timestamp_seconds',
-    help: 'Unix time of the last successful Seller API call (0 = none yet).',
-    labelNames: ['server'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const part of source?.servers ?? []) {
-        const at = part.loop.health().lastApiSuccessAt;
-        this.set({ server: serverLabel(part.server) }, at === undefined ? 0 : at / 1000);
-      }
-    },
-  });
-  new Gauge({
-    name: 'porter_journal_backlog',
-    help: 'Claimed commands not yet accepted by the API (journaled, owed a report), by server.',
-    labelNames: ['server'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const part of source?.servers ?? []) {
-        this.set({ server: serverLabel(part.server) }, source?.journal.pending(part.server.id).length ?? 0);
-      }
-    },
-  });
+  serverGauge(
+    'porter_journal_backlog',
+    'Claimed commands not yet accepted by the API (journaled, owed a report), by server.',
+    (part, from) => from.journal.pending(part.server.id).length,
+  );
   new Gauge({
     name: 'porter_server_healthy',
     help: '1 when /healthz considers the server healthy, else 0.',
