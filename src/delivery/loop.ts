@@ -170,7 +170,7 @@ export class DeliveryLoop {
     journal.claim(serverId, id, typeof command === 'string' ? command : undefined, started);
     this.#inHand = id;
     let fatal: unknown;
-    let outcome: Outcome;
+    let outcome: Outcome | typeof ABANDONED;
     try {
       outcome = await this.#run(id, command, signals.hard);
     } catch (error) {
@@ -178,7 +178,7 @@ export class DeliveryLoop {
       fatal = error;
       outcome = { result: 'failed', reason: `not sent: ${(error as Error).message}` };
     }
-    if (signals.hard.aborted && outcome.result === 'failed' && outcome.reason.startsWith('stopping:')) {
+    if (outcome === ABANDONED) {
       // The drain bound ran out mid-command: leave the claim unknown; the next start settles it.
       this.#inHand = undefined;
       return;
@@ -196,7 +196,7 @@ export class DeliveryLoop {
   }
 
   /** Decides the outcome of one claimed command. Never runs a command twice. */
-  async #run(id: string, command: unknown, hard: AbortSignal): Promise<Outcome> {
+  async #run(id: string, command: unknown, hard: AbortSignal): Promise<Outcome | typeof ABANDONED> {
     if (typeof command !== 'string') {
       return failed(`the API's claim has no command text (got ${command === null ? 'null' : typeof command}); nothing was run`);
     }
@@ -230,7 +230,7 @@ export class DeliveryLoop {
         }
         if (error instanceof CommandRefusedError) return failed(`refused, not sent: ${error.message}`);
         if (error instanceof CommandFailedError) return failed(error.message);
-        if (isAbort(error) && hard.aborted) return failed('stopping: the drain bound ran out while the command was running');
+        if (isAbort(error) && hard.aborted) return ABANDONED;
         if (isFatal(error)) throw error;
         return failed(`outcome unknown: ${(error as Error).message ?? String(error)}`);
       }
@@ -296,6 +296,9 @@ export class DeliveryLoop {
     return wait;
   }
 }
+
+/** The drain bound ran out while the command was running: no outcome is known or recorded. */
+const ABANDONED = Symbol('abandoned at the drain bound');
 
 function failed(reason: string): Outcome {
   return { result: 'failed', reason };
