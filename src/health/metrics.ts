@@ -33,7 +33,6 @@ export interface MetricsOptions {
 }
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-const PULL_RESULTS = ['claimed', 'empty', 'busy', 'unusable', 'error'] as const;
 
 export function createMetrics(options: MetricsOptions): PorterMetrics {
   const registry = new Registry();
@@ -63,43 +62,6 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
     registers,
   });
 
-  // Read at scrape time. The API client's counters only grow, so they are exposed as counters.
-  new Counter({
-    name: 'porter_pulls_total',
-    help: 'Pull calls by result: claimed, empty (nothing due), busy (204 while a lost claim may be PROCESSING), unusable (a claim porter cannot report), error.',
-    labelNames: ['server', 'result'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const part of source?.servers ?? []) {
-        const pulls = part.api.stats().pulls;
-        const counts: Record<(typeof PULL_RESULTS)[number], number> = {
-          claimed: pulls.claimed,
-          empty: pulls.empty,
-          busy: pulls.busy204,
-          unusable: pulls.unusable,
-          error: pulls.error,
-        };
-        for (const result of PULL_RESULTS) this.inc({ server: serverLabel(part.server), result }, counts[result]);
-      }
-    },
-  });
-  new Counter({
-    name: 'porter_reports_total',
-    help: 'done/fail calls by result: accepted, already_settled (404/409), error.',
-    labelNames: ['server', 'result'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const part of source?.servers ?? []) {
-        const { accepted, alreadySettled, error } = part.api.stats().reports;
-        const server = serverLabel(part.server);
-        this.inc({ server, result: 'accepted' }, accepted);
-        this.inc({ server, result: 'already_settled' }, alreadySettled);
-        this.inc({ server, result: 'error' }, error);
-      }
-    },
-  });
   // One value per configured server (or per server and route), read from the parts at scrape time.
   const perServer = (part: HealthServerPart) => ({ server: serverLabel(part.server) });
   const serverGauge = (name: string, help: string, value: (part: HealthServerPart, from: HealthSource) => number) =>
@@ -138,6 +100,33 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
       },
     });
 
+  // The API client's counters only grow, so they are exposed as counters.
+  const resultCounter = (name: string, help: string, counts: (part: HealthServerPart) => Record<string, number>) =>
+    new Counter({
+      name,
+      help,
+      labelNames: ['server', 'result'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const part of source?.servers ?? []) {
+          for (const [result, count] of Object.entries(counts(part))) this.inc({ ...perServer(part), result }, count);
+        }
+      },
+    });
+
+  resultCounter(
+    'porter_pulls_total',
+    'Pull calls by result: claimed, empty (nothing due), busy (204 while a lost claim may be PROCESSING), unusable (a claim porter cannot report), error.',
+    (part) => {
+      const { claimed, empty, busy204, unusable, error } = part.api.stats().pulls;
+      return { claimed, empty, busy: busy204, unusable, error };
+    },
+  );
+  resultCounter('porter_reports_total', 'done/fail calls by result: accepted, already_settled (404/409), error.', (part) => {
+    const { accepted, alreadySettled, error } = part.api.stats().reports;
+    return { accepted, already_settled: alreadySettled, error };
+  });
   serverCounter('porter_rate_limited_total', 'Seller API answers 429 (rate limited), by server.', (part) => part.api.stats().rateLimited);
   routeGauge(
     'porter_budget_remaining',
