@@ -5,17 +5,13 @@ import { RateLimitedError } from '../../src/api/errors.js';
 import { createServerApi } from '../../src/api/server-api.js';
 import { Budget } from '../../src/budget.js';
 import { systemClock } from '../../src/clock.js';
-import { SIM_SERVER_ID, startSellerApi } from '../../src/sim/seller-api.js';
+import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { apiConfig, silent } from './helpers.js';
 
 test('300 calls at a shrunk window (20 per 300 ms): never a 429, never early, and not slower than the budget needs', async () => {
   const perWindow = 20;
   const windowMs = 300;
-  const api = await startSellerApi({ budget: { perWindow, windowMs } });
-  const client = createApiClient(apiConfig(api.url), { logger: silent() });
-  try {
-    const budget = new Budget({ perWindow, windowMs, share: 1 }, systemClock);
-    const s = createServerApi({ client, serverId: SIM_SERVER_ID, budget, clock: systemClock, logger: silent() });
+  await withBudgetedApi(perWindow, windowMs, async (api, s) => {
     const started = Date.now();
     // All at once: the per-route lane and the budget must hold them back, not the caller.
     const results = await Promise.all(Array.from({ length: 300 }, () => s.pull([])));
@@ -27,20 +23,13 @@ test('300 calls at a shrunk window (20 per 300 ms): never a 429, never early, an
     // 15 windows are needed; allow for the answer-anchored windows and a slow machine.
     assert.ok(elapsed >= 14 * windowMs, `finished in ${elapsed} ms: faster than the budget allows`);
     assert.ok(elapsed < 15 * windowMs * 2.5, `took ${elapsed} ms`);
-  } finally {
-    await client.close();
-    await api.close();
-  }
+  });
 });
 
 test('beside another connector spending the same route: 429s are honoured, nothing is sent early, done/fail unaffected', async () => {
   const perWindow = 10;
   const windowMs = 300;
-  const api = await startSellerApi({ budget: { perWindow, windowMs } });
-  const client = createApiClient(apiConfig(api.url), { logger: silent() });
-  try {
-    const budget = new Budget({ perWindow, windowMs, share: 1 }, systemClock);
-    const s = createServerApi({ client, serverId: SIM_SERVER_ID, budget, clock: systemClock, logger: silent() });
+  await withBudgetedApi(perWindow, windowMs, async (api, s) => {
     let ok = 0;
     let limited = 0;
     while (ok < 6) {
@@ -59,8 +48,22 @@ test('beside another connector spending the same route: 429s are honoured, nothi
     assert.equal(api.retryAfterViolations, 0);
     assert.equal(limited, s.stats().rateLimited);
     assert.equal(await s.done('1'), 'already-settled');
+  });
+});
+
+/** The fake API and a budget-fed server API over real HTTP, both with the same shrunk window. */
+async function withBudgetedApi(
+  perWindow: number,
+  windowMs: number,
+  body: (api: FakeSellerApi, s: ReturnType<typeof createServerApi>) => Promise<void>,
+): Promise<void> {
+  const api = await startSellerApi({ budget: { perWindow, windowMs } });
+  const client = createApiClient(apiConfig(api.url), { logger: silent() });
+  try {
+    const budget = new Budget({ perWindow, windowMs, share: 1 }, systemClock);
+    await body(api, createServerApi({ client, serverId: SIM_SERVER_ID, budget, clock: systemClock, logger: silent() }));
   } finally {
     await client.close();
     await api.close();
   }
-});
+}
