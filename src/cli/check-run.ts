@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readJournal } from '../delivery/journal.js';
 import { join } from 'node:path';
 import { createApiClient } from '../api/client.js';
 import { systemClock } from '../clock.js';
@@ -38,7 +39,8 @@ export async function runChecks(configOption: string | undefined): Promise<numbe
   for (const warning of config.warnings ?? []) process.stdout.write(`! ${warning}\n`);
   print(checkStateDir(config.stateDir));
   const backlog = journalBacklog(config.stateDir);
-  if (backlog > 0) {
+  if (typeof backlog !== 'number') print(backlog);
+  else if (backlog > 0) {
     process.stdout.write(`! the journal holds ${backlog} command${backlog === 1 ? '' : 's'} still owed a report: porter reports ${backlog === 1 ? 'it' : 'them'} first when it starts\n`);
   }
   for (const server of config.servers) {
@@ -51,11 +53,11 @@ export async function runChecks(configOption: string | undefined): Promise<numbe
 }
 
 /** Unreported entries left by a previous run; read-only, so a running daemon is not disturbed. */
-function journalBacklog(stateDir: string): number {
+function journalBacklog(stateDir: string): number | CheckLine {
   try {
-    return Object.keys(JSON.parse(readFileSync(join(stateDir, 'journal.json'), 'utf8')) as object).length;
-  } catch {
-    return 0;
+    return readJournal(stateDir).length;
+  } catch (error) {
+    return { ok: false, text: `journal: ${(error as Error).message}` };
   }
 }
 

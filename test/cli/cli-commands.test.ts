@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -103,6 +103,23 @@ describe('porter check', () => {
     const result = await porter('check', '-c', config('unreachable', { port: 1 }));
     assert.equal(result.code, 1, result.stdout);
     assert.match(result.stdout, /^✖ server survival: .*127\.0\.0\.1:1/m);
+  });
+
+  test('a journal with commands still owed a report is counted; a damaged one is a ✖ naming the file', async () => {
+    const owed = config('owed');
+    const stateDir = join(dir, 'state-owed');
+    mkdirSync(stateDir, { recursive: true });
+    const entry = (id: string) => ({ serverId: SIM_SERVER_ID, id, command: `say ${id}`, claimedAt: 1 });
+    writeFileSync(join(stateDir, 'journal.json'), JSON.stringify({ generation: 3, entries: { [`${SIM_SERVER_ID}/1`]: entry('1') } }));
+    writeFileSync(join(stateDir, 'journal-3.log'), `${JSON.stringify({ op: 'claim', ...entry('2'), at: 2 })}\n`);
+    const counted = await porter('check', '-c', owed);
+    assert.equal(counted.code, 0, counted.stdout + counted.stderr);
+    assert.match(counted.stdout, /the journal holds 2 commands still owed a report/);
+
+    writeFileSync(join(stateDir, 'journal-3.log'), `garbage\n${JSON.stringify({ op: 'settle', serverId: SIM_SERVER_ID, id: '1' })}\n`);
+    const damaged = await porter('check', '-c', owed);
+    assert.equal(damaged.code, 1, damaged.stdout);
+    assert.match(damaged.stdout, /^✖ journal: .*journal-3\.log is damaged at line 1/m);
   });
 
   test('an invalid config: ✖ naming the key path, exit 78', async () => {

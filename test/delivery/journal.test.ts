@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, symlinkSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
-import { Journal } from '../../src/delivery/journal.js';
+import { Journal, LOG_RECORDS_PER_SNAPSHOT, readJournal } from '../../src/delivery/journal.js';
 import { lockStateDir } from '../../src/delivery/state-lock.js';
 
 const server = '1b4e28ba-2fa1-11d2-883f-0016d3cca427';
@@ -35,9 +35,9 @@ describe('journal', () => {
     journal.claim(server, '1', 'say one', 1);
     journal.recordOutcome(server, '1', { result: 'done' }, 2);
     journal.settle(server, '1');
-    assert.equal(new Journal(dir).pending().length, 1, 'not written yet: a crash now reports it again, which the API answers as already settled');
+    assert.equal(readJournal(dir).length, 1, 'not written yet: a crash now reports it again, which the API answers as already settled');
     journal.claim(server, '2', 'say two', 3);
-    assert.deepEqual(new Journal(dir).pending().map((e) => e.id), ['2']);
+    assert.deepEqual(readJournal(dir).map((e) => e.id), ['2']);
   });
 
   test('an outcome is kept with its claim and read back after a restart', () => {
@@ -59,17 +59,102 @@ describe('journal', () => {
     assert.equal(journal.pending().length, 2);
   });
 
-  test('the file on disk holds the claim as soon as claim() returns', () => {
+  test('the disk holds the claim as soon as claim() returns, for a reader that writes nothing', () => {
     const dir = stateDir();
     const journal = new Journal(dir);
     journal.claim(server, '42', 'give Alex emerald 3', 5);
-    const onDisk = JSON.parse(readFileSync(journal.path, 'utf8')) as Record<string, { id: string }>;
-    assert.equal(Object.values(onDisk)[0]?.id, '42');
+    const before = listing(dir);
+    assert.deepEqual(readJournal(dir).map((e) => e.id), ['42']);
+    assert.deepEqual(listing(dir), before, 'readJournal changed the state directory');
   });
 
-  test('recording an outcome without a claim is refused', () => {
-    const journal = new Journal(stateDir());
-    assert.throws(() => journal.recordOutcome(server, '1', { result: 'done' }, 1), { code: 'E_JOURNAL_WRITE' });
+  test('a claim cut short by a crash at the end of the log is dropped; the records before it stand', () => {
+    const dir = stateDir();
+    const journal = new Journal(dir);
+    journal.claim(server, '1', 'say one', 1);
+    journal.recordOutcome(server, '1', { result: 'done' }, 2);
+    appendFileSync(logOf(dir), '{"op":"claim","serverId":"' + server + '","id":"2","comm');
+    const entries = new Journal(dir).pending();
+    assert.deepEqual(entries.map((e) => [e.id, e.outcome?.result]), [['1', 'done']]);
+  });
+
+  test('zeros where a crash left unwritten data at the end are dropped too', () => {
+    const dir = stateDir();
+    new Journal(dir).claim(server, '1', 'say one', 1);
+    appendFileSync(logOf(dir), Buffer.alloc(300));
+    assert.deepEqual(new Journal(dir).pending().map((e) => e.id), ['1']);
+  });
+
+  test('a damaged line in the middle of the log stops the start with the file and line named, and changes nothing', () => {
+    const dir = stateDir();
+    const journal = new Journal(dir);
+    journal.claim(server, '1', 'say one', 1);
+    const log = logOf(dir);
+    const good = readFileSync(log, 'utf8');
+    writeFileSync(log, `not json\n${good}`);
+    const before = listing(dir);
+    assert.throws(() => new Journal(dir), (error: Error & { code?: string }) => {
+      assert.equal(error.code, 'E_JOURNAL_READ');
+      assert.ok(error.message.includes(`${log} is damaged at line 1`), error.message);
+      assert.match(error.message, /settle them from the store dashboard/);
+      return true;
+    });
+    assert.deepEqual(listing(dir), before);
+    assert.equal(readFileSync(log, 'utf8'), `not json\n${good}`);
+  });
+
+  test('the log is folded into the snapshot every LOG_RECORDS_PER_SNAPSHOT records, and nothing is lost across the fold', () => {
+    const dir = stateDir();
+    const journal = new Journal(dir);
+    // Every delivery writes a claim and an outcome; the settle rides on the next claim.
+    const deliveries = LOG_RECORDS_PER_SNAPSHOT + 10;
+    for (let i = 0; i < deliveries; i++) {
+      if (i > 0) journal.settle(server, String(i - 1));
+      journal.claim(server, String(i), `say ${i}`, i);
+      journal.recordOutcome(server, String(i), { result: 'done' }, i);
+    }
+    const logs = readdirSync(dir).filter((name) => name.endsWith('.log'));
+    assert.equal(logs.length, 1, `one log at a time, got ${logs.join(', ')}`);
+    assert.ok(readFileSync(join(dir, logs[0]!), 'utf8').split('\n').length < LOG_RECORDS_PER_SNAPSHOT, 'the log was not folded');
+    assert.deepEqual(new Journal(dir).pending().map((e) => [e.id, e.outcome?.result]), [[String(deliveries - 1), 'done']]);
+  });
+
+  test('a journal.json written before the log existed (entries at the top level) is read and reported', () => {
+    const dir = stateDir();
+    const old = { serverId: server, id: '5', command: 'say old', claimedAt: 1, outcome: { result: 'done' }, outcomeAt: 2 };
+    writeFileSync(join(dir, 'journal.json'), JSON.stringify({ [`${server}/5`]: old }));
+    const journal = new Journal(dir);
+    assert.deepEqual(journal.pending(), [old]);
+    journal.settle(server, '5');
+    journal.flush();
+    assert.deepEqual(new Journal(dir).pending(), []);
+  });
+
+  test('a crash between writing a new snapshot and starting its log: the old log is ignored and removed', () => {
+    const dir = stateDir();
+    const entry = { serverId: server, id: '3', command: 'say three', claimedAt: 1 };
+    writeFileSync(join(dir, 'journal.json'), JSON.stringify({ generation: 2, entries: { [`${server}/3`]: entry } }));
+    // Log 1 was folded into snapshot 2 already; replaying it again would resurrect settled commands.
+    writeFileSync(join(dir, 'journal-1.log'), `${JSON.stringify({ op: 'claim', serverId: server, id: '1', at: 0 })}\n`);
+    assert.deepEqual(new Journal(dir).pending(), [entry]);
+    assert.ok(!readdirSync(dir).includes('journal-1.log'));
+  });
+
+  test('a failed write throws a clear error, changes nothing, and the next write starts a clean log', () => {
+    const dir = stateDir();
+    // The first log the journal opens is a device that is always full: every write fails with ENOSPC.
+    symlinkSync('/dev/full', join(dir, 'journal-1.log'));
+    const journal = new Journal(dir);
+    assert.throws(() => journal.claim(server, '1', 'say one', 1), (error: Error & { code?: string }) => {
+      assert.equal(error.code, 'E_JOURNAL_WRITE');
+      assert.match(error.message, /ENOSPC.*check that the state directory is writable and the disk is not full/);
+      return true;
+    });
+    assert.deepEqual(journal.pending(), [], 'a claim that is not on disk must not be acted on');
+    assert.ok(journal.lastWriteError);
+    journal.claim(server, '2', 'say two', 2);
+    assert.equal(journal.lastWriteError, undefined);
+    assert.deepEqual(new Journal(dir).pending().map((e) => e.id), ['2']);
   });
 });
 
@@ -91,6 +176,16 @@ describe('state directory lock', () => {
     release();
   });
 });
+
+function logOf(dir: string): string {
+  const logs = readdirSync(dir).filter((name) => /^journal-\d+\.log$/.test(name));
+  assert.equal(logs.length, 1, `expected one log in ${dir}, got ${logs.join(', ')}`);
+  return join(dir, logs[0]!);
+}
+
+function listing(dir: string): Record<string, string> {
+  return Object.fromEntries(readdirSync(dir).map((name) => [name, readFileSync(join(dir, name), 'utf8')]));
+}
 
 function writeLockHolder(dir: string, pid: number): void {
   rmSync(join(dir, 'porter.lock'), { force: true });

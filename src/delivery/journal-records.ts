@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { PorterError } from '../errors.js';
+
+/**
+ * What the journal holds and how its append-only log is read back. Pure: no file access here, so
+ * the replay rules (including what a crash may leave at the end of the log) are tested on strings.
+ */
+
+export type Outcome = { readonly result: 'done' } | { readonly result: 'failed'; readonly reason: string };
+
+export interface JournalEntry {
+  readonly serverId: string;
+  readonly id: string;
+  readonly command?: string;
+  readonly claimedAt: number;
+  readonly outcome?: Outcome;
+  readonly outcomeAt?: number;
+}
+
+export type Entries = Record<string, JournalEntry>;
+
+/** One line of the log. */
+export type JournalRecord =
+  | { readonly op: 'claim'; readonly serverId: string; readonly id: string; readonly command?: string; readonly at: number }
+  | { readonly op: 'outcome'; readonly serverId: string; readonly id: string; readonly outcome: Outcome; readonly at: number }
+  | { readonly op: 'settle'; readonly serverId: string; readonly id: string };
+
+/** The journal's files could not be read back; nothing was changed on disk. */
+export class JournalReadError extends PorterError {
+  override readonly code = 'E_JOURNAL_READ';
+}
+
+const outcomeSchema = z.discriminatedUnion('result', [
+  z.object({ result: z.literal('done') }),
+  z.object({ result: z.literal('failed'), reason: z.string() }),
+]);
+const key = { serverId: z.string().min(1), id: z.string().min(1) };
+const recordSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('claim'), ...key, command: z.string().optional(), at: z.number() }),
+  z.object({ op: z.literal('outcome'), ...key, outcome: outcomeSchema, at: z.number() }),
+  z.object({ op: z.literal('settle'), ...key }),
+]);
+
+export function keyOf(serverId: string, id: string): string {
+  return `${serverId}/${id}`;
+}
+
+export function encodeRecord(record: JournalRecord): string {
+  return `${JSON.stringify(record)}\n`;
+}
+
+/**
+ * Applies one record in place. Replaying a log over the snapshot it was started from gives the
+ * state at the log's last record.
+ */
+export function applyRecord(entries: Entries, record: JournalRecord): void {
+  const k = keyOf(record.serverId, record.id);
+  switch (record.op) {
+    case 'claim':
+      entries[k] = {
+        serverId: record.serverId,
+        id: record.id,
+        ...(record.command === undefined ? {} : { command: record.command }),
+        claimedAt: record.at,
+      };
+      return;
+    case 'outcome': {
+      const claimed = entries[k];
+      if (!claimed) throw new Error(`an outcome for command ${record.id} (server ${record.serverId}) that was never claimed`);
+      entries[k] = { ...claimed, outcome: record.outcome, outcomeAt: record.at };
+      return;
+    }
+    case 'settle':
+      delete entries[k];
+  }
+}
+
+/**
+ * Replays log text onto `entries`. A record is acted on only once its line is synced, so a crash
+ * can leave at most the last line unfinished (cut short, or zeros where the file system had not
+ * written the data yet): that line is dropped, because nothing was done on the strength of it. A
+ * bad line anywhere else means the file was damaged, and porter refuses to guess.
+ */
+export function replayLog(entries: Entries, text: string, file: string): { readonly records: number; readonly tornTail: boolean } {
+  const lines = text.split('\n');
+  // A file that ends with a newline splits into a last, empty element; anything else there is unfinished.
+  const unfinished = lines.pop() ?? '';
+  let records = 0;
+  for (const [index, line] of lines.entries()) {
+    const record = parseLine(line);
+    if (record === undefined) {
+      if (index === lines.length - 1 && unfinished === '') return { records, tornTail: true };
+      throw damaged(file, index + 1, 'is not a journal record');
+    }
+    try {
+      applyRecord(entries, record);
+    } catch (error) {
+      throw damaged(file, index + 1, (error as Error).message);
+    }
+    records++;
+  }
+  return { records, tornTail: unfinished.length > 0 };
+}
+
+function parseLine(line: string): JournalRecord | undefined {
+  try {
+    const parsed = recordSchema.safeParse(JSON.parse(line));
+    return parsed.success ? (parsed.data as JournalRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function damaged(file: string, line: number, what: string): JournalReadError {
+  return new JournalReadError(
+    `the delivery journal ${file} is damaged at line ${line} (${what}): porter will not guess which commands are still owed a report. ` +
+      'Keep a copy of the file, read the commands it lists, settle them from the store dashboard, then move the file away and start porter again',
+  );
+}
+
+/** What the snapshot (journal.json) holds: the entries as of the start of log `generation`. */
+export interface Snapshot {
+  readonly generation: number;
+  readonly entries: Entries;
+}
+
+/**
+ * Reads the snapshot store. Before the append-only log, journal.json held the entries map itself;
+ * such a file is read as generation 0, so an upgrade reports what the old version left.
+ */
+export function snapshotFrom(store: Record<string, unknown>): Snapshot {
+  if (typeof store['generation'] === 'number' && typeof store['entries'] === 'object' && store['entries'] !== null) {
+    return { generation: store['generation'], entries: { ...(store['entries'] as Entries) } };
+  }
+  const entries: Entries = {};
+  for (const [k, value] of Object.entries(store)) {
+    if (k.includes('/') && typeof value === 'object' && value !== null) entries[k] = value as JournalEntry;
+  }
+  return { generation: 0, entries };
+}
