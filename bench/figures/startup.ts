@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { figure, type BenchResult } from '../lib/figure.js';
 import { releaseFixture, startFixture } from '../lib/fixture.js';
-import { PORTER_MAIN, startPorter, timeProcess } from '../lib/porter-process.js';
+import { PORTER_MAIN, PORTER_NODE_FLAGS, startPorter, timeProcess } from '../lib/porter-process.js';
 import { round } from '../lib/stats.js';
 import { until } from '../lib/wait.js';
 import type { Benchmark, BenchContext } from '../lib/context.js';
@@ -40,7 +40,7 @@ export const startup: Benchmark = {
     try {
       for (let i = -1; i < runs; i++) {
         const bare = await timeProcess(['-e', '0']);
-        const helpMs = await timeProcess([PORTER_MAIN, '--help']);
+        const helpMs = await timeProcess([...PORTER_NODE_FLAGS, PORTER_MAIN, '--help']);
         const seen = fixture.api.requests.length;
         const porter = startPorter(fixture.configPath, fixture.dir, { profile: context.profile, nodeArgs: context.porterNodeArgs });
         try {

@@ -12,6 +12,19 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
  */
 export const PORTER_MAIN = resolve(ROOT, (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: { porter: string } }).bin.porter);
 
+/**
+ * The node flags the bin's `#!/usr/bin/env -S node …` line asks for: an installed `porter` runs
+ * with them, so the figures must too. The harness puts them on its own node's command line, as
+ * env would.
+ */
+export const PORTER_NODE_FLAGS = shebangFlags(readFileSync(PORTER_MAIN, 'utf8').split('\n', 1)[0] ?? '');
+
+function shebangFlags(line: string): string[] {
+  const match = /^#!\s*\S*env\s+(?:-S\s+)?node((?:\s+--[\w-]+(?:=\S+)?)*)\s*$/.exec(line);
+  if (!match) throw new Error(`${PORTER_MAIN} should start with "#!/usr/bin/env [-S] node [--flag…]", not ${JSON.stringify(line)}`);
+  return match[1]!.trim().split(/\s+/).filter(Boolean);
+}
+
 export interface PorterProcess {
   readonly pid: number;
   /** Date.now() just before the spawn. */
@@ -47,7 +60,7 @@ export function startPorter(configPath: string, dir: string, options: StartOptio
   let child: ChildProcess;
   try {
     const nodeArgs = [...(options.profile ? ['--cpu-prof', '--cpu-prof-dir', dir] : []), ...(options.nodeArgs ?? [])];
-    child = spawn(process.execPath, [...nodeArgs, PORTER_MAIN, 'run', '-c', configPath], {
+    child = spawn(process.execPath, [...PORTER_NODE_FLAGS, ...nodeArgs, PORTER_MAIN, 'run', '-c', configPath], {
       cwd: dir,
       stdio: ['ignore', out, out],
     });

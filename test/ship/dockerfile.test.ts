@@ -108,7 +108,11 @@ describe('Dockerfile properties', () => {
     const entry = JSON.parse(entrypoint) as string[];
     assert.deepEqual(entry.slice(0, 2), ['/sbin/tini', '--']);
     assert.equal(entry[2], 'node');
-    assert.equal(entry[3], `${WORKDIR}/dist/bundle/porter.js`);
+    // The same node flags as the bin's shebang, which is what `porter` runs with everywhere else.
+    const shebang = readRepoFile('src/cli/main.ts').split('\n', 1)[0] ?? '';
+    const flags = shebang.replace(/^#!\/usr\/bin\/env (-S )?node/, '').trim().split(/\s+/).filter(Boolean);
+    assert.deepEqual(entry.slice(3, 3 + flags.length), flags, `the ENTRYPOINT passes the shebang's node flags (${shebang})`);
+    assert.equal(entry[3 + flags.length], `${WORKDIR}/dist/bundle/porter.js`);
     assert.deepEqual(JSON.parse(cmd), ['run']);
     assert.equal(lastArgs(runtime, 'STOPSIGNAL'), 'SIGTERM');
   });
