@@ -1,11 +1,14 @@
 import { figure, type BenchResult } from '../lib/figure.js';
 import { releaseFixture, startLeanFixture } from '../lib/fixture.js';
-import { startPorter, type PorterProcess } from '../lib/porter-process.js';
+import { PORTER_NODE_FLAGS, startPorter, type PorterProcess } from '../lib/porter-process.js';
 import { rssKb } from '../lib/proc.js';
 import { median, round } from '../lib/stats.js';
 import { sleep, until } from '../lib/wait.js';
 import type { Benchmark, BenchContext } from '../lib/context.js';
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type BuildOptions } from 'esbuild';
 
 /**
  * CPU per command and memory, from one porter process with the budget lifted (the fake and
@@ -20,6 +23,7 @@ import { spawn } from 'node:child_process';
  */
 
 const BARE_NODE = ['-e', 'setInterval(() => {}, 1e3)'];
+const DEPS_FLOOR_SOURCE = fileURLToPath(new URL('../deps-floor.js', import.meta.url));
 
 interface Checkpoint {
   readonly done: number;
@@ -35,11 +39,11 @@ export const cpuMemory: Benchmark = {
   async run(context: BenchContext): Promise<BenchResult> {
     const total = context.quick ? 10_000 : 50_000;
     const segment = 5_000;
-    const bare = await bareNodeRss(3);
-    context.progress(`bare node RSS ${round(bare / 1024, 1)} MB; delivering ${total} commands with the budget lifted`);
-
+    const bare = await medianRss(3, BARE_NODE);
     const fixture = await startLeanFixture();
     const api = fixture.api;
+    const floor = await medianRss(3, [...PORTER_NODE_FLAGS, await bundleDepsFloor(fixture.dir), api.url]);
+    context.progress(`RSS: bare node ${round(bare / 1024, 1)} MB, porter's dependencies alone ${round(floor / 1024, 1)} MB; delivering ${total} commands with the budget lifted`);
     let porter: PorterProcess | undefined;
     try {
       porter = startPorter(fixture.configPath, fixture.dir, { profile: context.profile, nodeArgs: context.porterNodeArgs });
@@ -99,6 +103,7 @@ export const cpuMemory: Benchmark = {
             target: { op: '<=', value: round((1.5 * bare) / 1024, 1), text: '≤ 1.5 × bare node' },
           }),
           figure('memory.bareNode', 'RSS of a bare node process', 'MB', [round(bare / 1024, 1)]),
+          figure('memory.depsFloor', "RSS of node with porter's dependencies loaded, nothing else", 'MB', [round(floor / 1024, 1)]),
           figure('memory.growth', `RSS growth over ${total} commands`, 'MB', [round(growthMb, 1)], {
             target: { op: '<', value: 5, text: '< 5 MB' },
           }),
@@ -120,14 +125,22 @@ export const cpuMemory: Benchmark = {
   },
 };
 
-/** Median VmRSS (kB) of `runs` bare `node` processes that only keep a timer alive. */
-async function bareNodeRss(runs: number): Promise<number> {
+/** deps-floor.ts bundled with porter's own esbuild settings, into `dir`. */
+async function bundleDepsFloor(dir: string): Promise<string> {
+  const outfile = join(dir, 'deps-floor.bundle.js');
+  const { BUNDLE_OPTIONS } = (await import(new URL('../../../scripts/bundle-options.mjs', import.meta.url).href)) as { BUNDLE_OPTIONS: BuildOptions };
+  await build({ ...BUNDLE_OPTIONS, entryPoints: [DEPS_FLOOR_SOURCE], outfile, splitting: false, logLevel: 'error' });
+  return outfile;
+}
+
+/** Median VmRSS (kB) of `runs` node processes started with `args`, one second after each starts. */
+async function medianRss(runs: number, args: readonly string[]): Promise<number> {
   const values: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const child = spawn(process.execPath, BARE_NODE, { stdio: 'ignore' });
+    const child = spawn(process.execPath, args, { stdio: 'ignore' });
     try {
       const pid = child.pid;
-      if (pid === undefined) throw new Error('could not start a bare node process');
+      if (pid === undefined) throw new Error(`could not start node ${args.join(' ')}`);
       // Let it finish starting (module loading, first GC) before reading.
       await sleep(1000);
       values.push(rssKb(pid));
