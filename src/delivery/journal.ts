@@ -134,10 +134,17 @@ export class Journal {
     const previous = this.#log;
     this.#log = undefined;
     previous?.close();
-    this.#log = new AppendLog(join(this.#dir, logName(next)));
+    const log = new AppendLog(join(this.#dir, logName(next)));
+    try {
+      // One sync covers the snapshot's rename and the new log's directory entry.
+      fsyncDirectory(this.#dir);
+    } catch (error) {
+      // Records in a log whose name may not survive a power cut would not count: start again next write.
+      log.close();
+      throw error;
+    }
+    this.#log = log;
     this.#recordsInLog = 0;
-    // One sync covers the snapshot's rename and the new log's directory entry.
-    fsyncDirectory(this.#dir);
     if (previous) unlinkQuietly(previous.path);
   }
 
