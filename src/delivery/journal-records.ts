@@ -81,15 +81,14 @@ export function applyRecord(entries: Entries, record: JournalRecord): void {
  * written the data yet): that line is dropped, because nothing was done on the strength of it. A
  * bad line anywhere else means the file was damaged, and porter refuses to guess.
  */
-export function replayLog(entries: Entries, text: string, file: string): { readonly records: number; readonly tornTail: boolean } {
+export function replayLog(entries: Entries, text: string, file: string): void {
   const lines = text.split('\n');
   // A file that ends with a newline splits into a last, empty element; anything else there is unfinished.
   const unfinished = lines.pop() ?? '';
-  let records = 0;
   for (const [index, line] of lines.entries()) {
     const record = parseLine(line);
     if (record === undefined) {
-      if (index === lines.length - 1 && unfinished === '') return { records, tornTail: true };
+      if (index === lines.length - 1 && unfinished === '') return;
       throw damaged(file, index + 1, 'is not a journal record');
     }
     try {
@@ -97,9 +96,7 @@ export function replayLog(entries: Entries, text: string, file: string): { reado
     } catch (error) {
       throw damaged(file, index + 1, (error as Error).message);
     }
-    records++;
   }
-  return { records, tornTail: unfinished.length > 0 };
 }
 
 function parseLine(line: string): JournalRecord | undefined {

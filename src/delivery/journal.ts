@@ -17,7 +17,6 @@ import {
 } from './journal-records.js';
 
 export type { JournalEntry, Outcome } from './journal-records.js';
-export { JournalReadError } from './journal-records.js';
 
 /**
  * The durable record that makes delivery at-most-once and lossless (DESIGN §2).
@@ -88,11 +87,10 @@ export class Journal {
    * already settled. That saves one of three synced writes per delivery.
    */
   settle(serverId: string, id: string): void {
-    const key = keyOf(serverId, id);
-    if (!(key in this.#entries)) return;
-    const { [key]: _settled, ...rest } = this.#entries;
-    this.#entries = rest;
-    this.#unwrittenSettles.push({ op: 'settle', serverId, id });
+    if (!(keyOf(serverId, id) in this.#entries)) return;
+    const record: JournalRecord = { op: 'settle', serverId, id };
+    applyRecord(this.#entries, record);
+    this.#unwrittenSettles.push(record);
   }
 
   /** Writes settled removals that are still only in memory. */
