@@ -1,23 +1,45 @@
 import type { Clock } from './clock.js';
-import { ConfigError } from './errors.js';
+import { CallLog } from './budget-log.js';
+import { ConfigError, PorterError } from './errors.js';
 import type { Route } from './api/types.js';
 
 /**
- * Per-server, per-route call budget (DESIGN §1, Budget): 120 calls per fixed 60 s window for each
- * of pull, done and fail, shared with the official connector. Pure bookkeeping over an injected
- * clock; the caller asks `delayFor`, sends, and tells `observe` what the answer's headers said.
+ * Per-server, per-route call budget (DESIGN §1, Budget): 120 calls per 60 s window for each of
+ * pull, done and fail, shared with the official connector. Pure bookkeeping over an injected
+ * monotonic clock; the caller asks `delayFor`, takes, sends, and tells `observe` how the call
+ * ended and what the answer's headers said.
  *
- * It assumes at most one call in flight per route (server-api.ts serialises them), which is what
- * makes "the answer to my last call" unambiguous.
+ * The hard rule: in any rolling `windowMs`, porter's own calls to a route are at most
+ * floor(perWindow × share), or floor(X-RateLimit-Limit × share) when the API's limit is lower.
+ * Porter's own log of calls (budget-log.ts) is the only thing that decides that, and nothing the API
+ * says shortens it: headers and 429s can only add waits. Two API nodes that count separately
+ * (X-RateLimit-Remaining 101, 100, 101, …) therefore cannot make porter send more.
  *
- * Window: the platform starts its window at the first request it receives, somewhere between our
- * send and our answer. Porter opens its window at its first call and moves the start to that call's
- * answer: ending late is the safe side, ending early could squeeze two windows' worth of calls into
- * one of the platform's. No header says when the platform's window ends, so when
- * X-RateLimit-Remaining goes up a new platform window has begun: porter re-anchors there.
+ * The platform starts a fixed window at the first request it counts, somewhere between porter's
+ * send and its answer. Each call counts from its answer on, so a platform window can never hold
+ * more than the cap of porter's calls, whatever the latency does.
+ *
+ * X-RateLimit-Remaining R in the answer at time t: the platform counted U = limit − R calls in the
+ * window that holds this call, and that window ends by t + windowMs at the latest. When porter's own
+ * calls can explain U (at most U of them count now, and no more than were answered since the
+ * header last stopped going down, which is when a platform window last began), porter's own log is
+ * already the stricter rule. When they cannot, the other connector spent the rest: porter sends at
+ * most R more calls until t + windowMs. A later header that only confirms that count (R went down
+ * by porter's own calls) keeps that end; any other replaces it.
+ *
+ * A 429 stops the route for its Retry-After (Retry-After / retryAfterSeconds, the longer), never
+ * less than RETRY_AFTER_FLOOR_MS (so 0, negative or a past date cannot make a hot loop) and never
+ * more than RETRY_AFTER_MAX_MS (so an absurd value cannot park the route for days). Without a
+ * usable value it stops the route for a whole window: the window that refused the call has ended
+ * by then.
  */
 
 export const ROUTES: readonly Route[] = ['pull', 'done', 'fail'];
+
+/** The shortest pause after a 429, whatever Retry-After says. */
+export const RETRY_AFTER_FLOOR_MS = 1_000;
+/** The longest: a Retry-After beyond it is taken as this (and logged once, by server-api.ts). */
+export const RETRY_AFTER_MAX_MS = 3_600_000;
 
 /** `api.budget` of the config. */
 export interface BudgetSettings {
@@ -40,58 +62,81 @@ export interface BudgetObservation {
 }
 
 export interface RouteBudgetSnapshot {
-  /** Calls porter may still send in the current window (its own cap, or less if the API says so). */
+  /** Calls porter may send right now (its own cap, or less if the API says so). */
   readonly remaining: number;
-  /** Porter's calls counted in the current window. */
+  /** Porter's calls counted in the rolling window. */
   readonly used: number;
   /** floor(min(perWindow, X-RateLimit-Limit) × share). */
   readonly cap: number;
-  /** Last X-RateLimit-Remaining seen in this window, minus porter's calls since. */
+  /** What X-RateLimit-Remaining still allows, when it allows less than porter's own count would. */
   readonly apiRemaining: number | undefined;
+  /**
+   * When `remaining` next grows: the end of what X-RateLimit-Remaining allows when that is the
+   * smaller figure, else when porter's oldest counted call leaves the rolling window.
+   */
   readonly windowEndsAt: number | undefined;
   readonly blockedUntil: number | undefined;
   /** 0 when a call may go now. */
   readonly delayMs: number;
+  /** The rolling window's length. */
+  readonly windowMs: number;
+}
+
+/** A call was recorded that the budget did not allow: a bug in the caller, never sent. */
+export class BudgetExceededError extends PorterError {
+  override readonly code: string = 'E_BUDGET_EXCEEDED';
+}
+
+interface Allowance {
+  left: number;
+  readonly until: number;
 }
 
 interface RouteState {
-  windowStart: number | undefined;
-  /** False until the first answer of the window moved `windowStart` to it. */
-  anchored: boolean;
-  used: number;
-  /** What the API allows from here on in this window; undefined until an answer said so. */
-  apiLeft: number | undefined;
-  /** Last X-RateLimit-Remaining seen in this window, to notice when it goes up. */
-  lastRemaining: number | undefined;
+  readonly log: CallLog;
+  /** Last usable X-RateLimit-Limit. */
   limit: number | undefined;
+  /** What X-RateLimit-Remaining allows, when it is less than porter's own log would. */
+  allowance: Allowance | undefined;
+  /** Last X-RateLimit-Remaining, to notice a platform window beginning (it stops going down). */
+  lastRemaining: number | undefined;
+  /** Porter's calls answered since a platform window last began (unknown: infinite). */
+  sinceWindowBegan: number;
   blockedUntil: number;
 }
 
-function finiteNonNegative(value: number | undefined): number | undefined {
-  return value !== undefined && Number.isFinite(value) && value >= 0 ? value : undefined;
+function usable(value: number | undefined): number | undefined {
+  return value !== undefined && Number.isFinite(value) && value >= 0 ? Math.floor(value) : undefined;
+}
+
+/** How long a 429 stops the route. */
+export function pauseAfter429(retryAfterMs: number | undefined, windowMs: number): number {
+  const asked = retryAfterMs === undefined || Number.isNaN(retryAfterMs) ? windowMs : Math.ceil(retryAfterMs);
+  return Math.min(RETRY_AFTER_MAX_MS, Math.max(RETRY_AFTER_FLOOR_MS, asked));
 }
 
 export class Budget {
-  readonly #options: BudgetSettings & { readonly clock: Clock };
+  readonly #settings: BudgetSettings;
+  readonly #clock: Clock;
   readonly #routes = new Map<Route, RouteState>();
 
   constructor(settings: BudgetSettings, clock: Clock) {
-    const options = { perWindow: settings.perWindow, windowMs: settings.windowMs, share: settings.share, clock };
-    if (!(options.windowMs > 0)) throw new ConfigError(`api.budget.windowMs must be positive, got ${options.windowMs}`);
-    if (Math.floor(options.perWindow * options.share) < 1) {
+    const { perWindow, windowMs, share } = settings;
+    if (!(windowMs > 0) || !Number.isFinite(windowMs)) throw new ConfigError(`api.budget.windowMs must be a positive number of ms, got ${windowMs}`);
+    if (!(Math.floor(perWindow * share) >= 1)) {
       throw new ConfigError(
-        `api.budget: perWindow (${options.perWindow}) × share (${options.share}) allows no call at all; raise share or perWindow so that their product is at least 1`,
+        `api.budget: perWindow (${perWindow}) × share (${share}) allows no call at all; raise share or perWindow so that their product is at least 1`,
       );
     }
-    this.#options = options;
+    this.#settings = { perWindow, windowMs, share };
+    this.#clock = clock;
     for (const route of ROUTES) {
       this.#routes.set(route, {
-        windowStart: undefined,
-        anchored: false,
-        used: 0,
-        apiLeft: undefined,
-        lastRemaining: undefined,
+        log: new CallLog(windowMs, Math.floor(perWindow * share)),
         limit: undefined,
+        allowance: undefined,
+        lastRemaining: undefined,
+        sinceWindowBegan: Number.POSITIVE_INFINITY,
         blockedUntil: 0,
       });
     }
@@ -104,90 +149,70 @@ export class Budget {
   }
 
   #cap(state: RouteState): number {
-    const perWindow = state.limit !== undefined && state.limit > 0 ? Math.min(this.#options.perWindow, state.limit) : this.#options.perWindow;
-    return Math.max(1, Math.floor(perWindow * this.#options.share));
+    const perWindow = state.limit !== undefined && state.limit > 0 ? Math.min(this.#settings.perWindow, state.limit) : this.#settings.perWindow;
+    return Math.max(1, Math.floor(perWindow * this.#settings.share));
   }
 
-  #windowOpen(state: RouteState, now: number): boolean {
-    return state.windowStart !== undefined && now < state.windowStart + this.#options.windowMs;
+  /** The allowance from X-RateLimit-Remaining, while it runs. */
+  #allowance(state: RouteState, now: number): Allowance | undefined {
+    if (state.allowance && now >= state.allowance.until) state.allowance = undefined;
+    return state.allowance;
   }
 
-  /** Calls still allowed in the current window (a closed window allows the full cap). */
-  #left(state: RouteState, now: number): number {
-    if (!this.#windowOpen(state, now)) return this.#cap(state);
-    const own = this.#cap(state) - state.used;
-    return Math.max(0, state.apiLeft === undefined ? own : Math.min(own, state.apiLeft));
-  }
-
-  /** 0 when a call to `route` may be sent now, else whole ms to wait before asking again. */
+  /** 0 when a call to `route` may be sent now, else whole ms (at least 1) to wait before asking again. */
   delayFor(route: Route): number {
     const state = this.#state(route);
-    const now = this.#options.clock.now();
-    if (now < state.blockedUntil) return Math.ceil(state.blockedUntil - now);
-    if (this.#left(state, now) > 0) return 0;
-    return Math.max(1, Math.ceil(state.windowStart! + this.#options.windowMs - now));
+    const now = this.#clock.now();
+    let until = Math.max(now, state.blockedUntil, state.log.freeAt(now, this.#cap(state)));
+    const allowance = this.#allowance(state, now);
+    if (allowance && allowance.left <= 0) until = Math.max(until, allowance.until);
+    return until > now ? Math.ceil(until - now) : 0;
   }
 
   /** Records a send. Call it right before the request goes out, only when `delayFor` is 0. */
   take(route: Route): void {
-    const state = this.#state(route);
-    const now = this.#options.clock.now();
-    if (!this.#windowOpen(state, now)) {
-      state.windowStart = now;
-      state.anchored = false;
-      state.used = 0;
-      state.apiLeft = undefined;
-      state.lastRemaining = undefined;
+    const delay = this.delayFor(route);
+    if (delay > 0) {
+      throw new BudgetExceededError(
+        `a ${route} call was about to be sent ${delay} ms before the budget allows it; it was not sent (a bug in porter: please report it)`,
+      );
     }
-    state.used++;
-    if (state.apiLeft !== undefined) state.apiLeft = Math.max(0, state.apiLeft - 1);
+    const state = this.#state(route);
+    const now = this.#clock.now();
+    state.log.send(now);
+    const allowance = this.#allowance(state, now);
+    if (allowance) allowance.left--;
   }
 
-  /** Feeds what an answer to `route` said: rate-limit headers, and Retry-After on a 429. */
+  /** The last call to `route` ended now: answered (with what its headers said) or not (pass `{}`). */
   observe(route: Route, observation: BudgetObservation): void {
     const state = this.#state(route);
-    const now = this.#options.clock.now();
-    const remaining = finiteNonNegative(observation.remaining);
-    const limit = finiteNonNegative(observation.limit);
-    const retryAfterMs = finiteNonNegative(observation.retryAfterMs);
+    const now = this.#clock.now();
+    const answered = state.log.end(now) !== undefined;
+    const limit = usable(observation.limit);
     if (limit !== undefined && limit > 0) state.limit = limit;
 
-    if (state.windowStart === undefined) {
-      // An answer without a take (should not happen): open the window here so the numbers apply.
-      state.windowStart = now;
-      state.used = 1;
-    }
-    if (!state.anchored) {
-      state.windowStart = now;
-      state.anchored = true;
-    }
-
-    if (remaining !== undefined) {
-      if (state.lastRemaining !== undefined && remaining > state.lastRemaining) {
-        // More left than before: the platform began a new window, which counted this call.
-        state.windowStart = now;
-        state.used = 1;
-      }
-      state.lastRemaining = remaining;
-      state.apiLeft = remaining;
-    }
-
-    if (observation.limited || retryAfterMs !== undefined) {
-      // A 429 means nothing is left, whatever the header said.
+    if (observation.limited) {
+      state.blockedUntil = Math.max(state.blockedUntil, now + pauseAfter429(observation.retryAfterMs, this.#settings.windowMs));
+      // The platform's window is full: the next header that is not lower shows a new one began.
       state.lastRemaining = 0;
-      if (retryAfterMs !== undefined) {
-        state.blockedUntil = Math.max(state.blockedUntil, now + Math.ceil(retryAfterMs));
-        // Retry-After runs to the end of the platform's window: end porter's there too, so the
-        // first call after it opens a fresh window whose answer tells the rest.
-        state.apiLeft = 0;
-        state.windowStart = state.blockedUntil - this.#options.windowMs;
-      } else {
-        // No hint when it ends: wait for porter's window to end, a full window if it already has.
-        state.apiLeft = 0;
-        const end = state.windowStart + this.#options.windowMs;
-        if (end <= now) state.blockedUntil = Math.max(state.blockedUntil, now + this.#options.windowMs);
-      }
+      return;
     }
+
+    const remaining = usable(observation.remaining);
+    if (remaining === undefined) {
+      if (answered) state.sinceWindowBegan++;
+      return;
+    }
+    const began = state.lastRemaining !== undefined && remaining >= state.lastRemaining;
+    state.sinceWindowBegan = began ? 1 : state.sinceWindowBegan + 1;
+    state.lastRemaining = remaining;
+
+    const allowance = this.#allowance(state, now);
+    if (allowance && allowance.left === remaining) return;
+    const countedByPlatform = (state.limit ?? this.#settings.perWindow) - remaining;
+    const ownCounted = Math.min(state.log.count(now), state.sinceWindowBegan);
+    state.allowance = countedByPlatform > ownCounted ? { left: remaining, until: now + this.#settings.windowMs } : undefined;
   }
 
   /** Waits (abortably, on the clock) until `route` may be called, then records the call. */
@@ -199,23 +224,28 @@ export class Budget {
         this.take(route);
         return;
       }
-      await this.#options.clock.sleep(delay, signal);
+      await this.#clock.sleep(delay, signal);
     }
   }
 
   snapshot(): Record<Route, RouteBudgetSnapshot> {
-    const now = this.#options.clock.now();
+    const now = this.#clock.now();
     const entries = ROUTES.map((route) => {
       const state = this.#state(route);
-      const open = this.#windowOpen(state, now);
+      const cap = this.#cap(state);
+      const used = state.log.count(now);
+      const own = Math.max(0, cap - used);
+      const allowance = this.#allowance(state, now);
+      const apiBinds = allowance !== undefined && allowance.left <= own;
       const snapshot: RouteBudgetSnapshot = {
-        remaining: this.#left(state, now),
-        used: open ? state.used : 0,
-        cap: this.#cap(state),
-        apiRemaining: open ? state.apiLeft : undefined,
-        windowEndsAt: open ? state.windowStart! + this.#options.windowMs : undefined,
+        remaining: apiBinds ? Math.max(0, allowance.left) : own,
+        used,
+        cap,
+        apiRemaining: allowance ? Math.max(0, allowance.left) : undefined,
+        windowEndsAt: apiBinds ? allowance.until : state.log.oldestEndsAt(now),
         blockedUntil: state.blockedUntil > now ? state.blockedUntil : undefined,
         delayMs: this.delayFor(route),
+        windowMs: this.#settings.windowMs,
       };
       return [route, snapshot] as const;
     });

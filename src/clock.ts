@@ -1,9 +1,11 @@
+import { performance } from 'node:perf_hooks';
+
 /**
  * Time is passed in, never read from globals, so the budget and the delivery loop can be tested
  * with a fake clock.
  */
 export interface Clock {
-  /** Milliseconds since the epoch. */
+  /** Milliseconds since the epoch; never goes backwards (see systemClock). */
   now(): number;
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
@@ -27,12 +29,28 @@ export function startDeadline(clock: Clock, ms: number, onExpiry: () => void): (
 
 const DEADLINE_CANCELLED = Symbol('deadline cancelled');
 
+/** setTimeout's limit: a longer delay fires after 1 ms, with a TimeoutOverflowWarning. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Like setTimeout, for any delay: a delay beyond MAX_TIMER_MS runs as a chain of timers. */
+function setLongTimer(fn: () => void, ms: number): () => void {
+  let timer: NodeJS.Timeout;
+  const arm = (left: number) => {
+    timer = left > MAX_TIMER_MS ? setTimeout(() => arm(left - MAX_TIMER_MS), MAX_TIMER_MS) : setTimeout(fn, left);
+  };
+  arm(Number.isNaN(ms) ? 0 : Math.max(0, ms));
+  return () => clearTimeout(timer);
+}
+
+/**
+ * The process's clock. `now` reads the wall clock once, at process start, and moves on with the
+ * monotonic clock from there: the wall clock may step either way (NTP, a VM thawed after a pause),
+ * and a step must neither block a route for its size (backwards) nor let calls through early
+ * (forwards). Whole ms, so durations and timestamps built from it stay integers.
+ */
 export const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimer: (fn, ms) => {
-    const timer = setTimeout(fn, Math.max(0, ms));
-    return () => clearTimeout(timer);
-  },
+  now: () => Math.floor(performance.timeOrigin + performance.now()),
+  setTimer: setLongTimer,
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) {
@@ -40,13 +58,13 @@ export const systemClock: Clock = {
         return;
       }
       const onAbort = () => {
-        clearTimeout(timer);
+        cancel();
         reject(signal?.reason);
       };
-      const timer = setTimeout(() => {
+      const cancel = setLongTimer(() => {
         signal?.removeEventListener('abort', onAbort);
         resolve();
-      }, Math.max(0, ms));
+      }, ms);
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };

@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { Pool, type Dispatcher } from 'undici';
-import { systemClock, type Clock } from '../clock.js';
+import { startDeadline, systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { CallContext } from './errors.js';
 import { createRoutePaths, parseBaseUrl, type RoutePaths } from './routes.js';
@@ -51,8 +51,14 @@ export interface ApiClient {
 
 export interface ApiClientDeps {
   readonly logger: Logger;
-  /** Used to turn an HTTP-date Retry-After into a delay. Default: system clock. */
+  /** Runs the per-request deadline (`api.timeoutMs`). Default: system clock. */
   readonly clock?: Clock;
+  /**
+   * The wall clock, to turn an HTTP-date Retry-After into a delay. Default: Date.now. Not the
+   * injected clock: that one is monotonic and drifts from the wall clock after a step, while an
+   * HTTP date is the server's wall time and only compares with ours.
+   */
+  readonly wallNow?: () => number;
   /** Larger answers are cut off and treated as a transport failure. Default 1 MiB. */
   readonly maxBodyBytes?: number;
 }
@@ -69,12 +75,18 @@ function nonNegativeInt(text: string | undefined): number | undefined {
   return Number.parseInt(text, 10);
 }
 
-export function parseRetryAfter(text: string | undefined, now: number): number | undefined {
+/**
+ * `Retry-After` in whole ms, rounded up: delay-seconds, or an HTTP date (RFC 9110: it starts with a
+ * day name) compared with the wall clock `wallNow`; a date in the past gives 0. Anything else
+ * (negative, garbage) is undefined: no usable hint. The budget applies the floor and the clamp.
+ */
+export function parseRetryAfter(text: string | undefined, wallNow: number): number | undefined {
   if (text === undefined) return undefined;
   const trimmed = text.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed) * 1000);
+  if (!/^[A-Za-z]{3}/.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil(date - now));
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil(date - wallNow));
 }
 
 async function readBody(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
@@ -92,13 +104,14 @@ async function readBody(body: Dispatcher.ResponseData['body'], maxBytes: number)
 /**
  * The HTTP side of the Seller API: one undici Pool for the base URL, bearer auth, a per-request
  * deadline of `api.timeoutMs` (undici's headers/body timeouts plus an AbortSignal for the whole
- * exchange), every body read to the end. It knows nothing about budgets or what a status means
+ * exchange, on the injected clock), every body read to the end. It knows nothing about budgets or what a status means
  * for a route; server-api.ts does.
  */
 export function createApiClient(config: Config['api'], deps: ApiClientDeps): ApiClient {
   const base = parseBaseUrl(config.baseUrl);
   const routes = createRoutePaths(config.routes, base);
   const clock = deps.clock ?? systemClock;
+  const wallNow = deps.wallNow ?? Date.now;
   const maxBodyBytes = deps.maxBodyBytes ?? 1024 * 1024;
   const timeoutMs = config.timeoutMs;
   const token = config.token;
@@ -116,10 +129,10 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
     request.signal?.throwIfAborted();
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const cancelDeadline = startDeadline(clock, timeoutMs, () => {
       timedOut = true;
       controller.abort(new Error(`no answer within ${timeoutMs} ms`));
-    }, timeoutMs);
+    });
     const onCallerAbort = () => controller.abort(request.signal?.reason);
     request.signal?.addEventListener('abort', onCallerAbort, { once: true });
     const started = performance.now();
@@ -152,7 +165,7 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
         rateLimit: {
           remaining: nonNegativeInt(header(response.headers, 'x-ratelimit-remaining')),
           limit: nonNegativeInt(header(response.headers, 'x-ratelimit-limit')),
-          retryAfterMs: parseRetryAfter(header(response.headers, 'retry-after'), clock.now()),
+          retryAfterMs: parseRetryAfter(header(response.headers, 'retry-after'), wallNow()),
         },
       };
     } catch (error) {
@@ -173,7 +186,7 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
       }
       throw toTransportError(error, request.context, redact);
     } finally {
-      clearTimeout(timer);
+      cancelDeadline();
       request.signal?.removeEventListener('abort', onCallerAbort);
     }
   }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Budget, RouteBudgetSnapshot } from '../budget.js';
+import { RETRY_AFTER_MAX_MS, type Budget, type RouteBudgetSnapshot } from '../budget.js';
 import type { Clock } from '../clock.js';
 import { ClaimGapWatch } from './claim-gap.js';
 import type { ApiClient, ApiRequest, ApiResponse } from './client.js';
@@ -43,13 +43,21 @@ export function createServerApi(options: ServerApiOptions): ServerApi & { stats(
   const pulls = { claimed: 0, empty: 0, busy204: 0, unusable: 0, error: 0 };
   const reports = { accepted: 0, alreadySettled: 0, error: 0 };
   let rateLimited = 0;
+  let warnedAbsurdRetryAfter = false;
 
   /** Budget, send, feed the budget back. Resolves with any non-429 answer. */
   function call(route: Route, request: Omit<ApiRequest, 'signal'>, signal: AbortSignal | undefined, onSend?: () => void): Promise<ApiResponse> {
     return lanes[route].run(async () => {
       await budget.acquire(route, signal);
       onSend?.();
-      const response = await client.send({ ...request, signal });
+      let response: ApiResponse;
+      try {
+        response = await client.send({ ...request, signal });
+      } catch (error) {
+        // No answer, but the platform may have counted the call: it counts until windowMs from now.
+        budget.observe(route, {});
+        throw error;
+      }
       const { remaining, limit } = response.rateLimit;
       if (response.status !== 429) {
         budget.observe(route, { remaining, limit });
@@ -59,7 +67,17 @@ export function createServerApi(options: ServerApiOptions): ServerApi & { stats(
       const error = errorForAnswer({ status: 429, body: response.body, retryAfterMs: response.rateLimit.retryAfterMs }, request.context, client.redact);
       const retryAfterMs = error instanceof RateLimitedError ? error.retryAfterMs : undefined;
       budget.observe(route, { remaining, limit, retryAfterMs, limited: true });
-      logger.warn({ serverId, route, retryAfterMs }, 'Seller API answered 429: nothing more to this route until Retry-After has passed');
+      if (retryAfterMs !== undefined && retryAfterMs > RETRY_AFTER_MAX_MS && !warnedAbsurdRetryAfter) {
+        warnedAbsurdRetryAfter = true;
+        logger.warn(
+          { serverId, route, retryAfterMs, pauseMs: RETRY_AFTER_MAX_MS },
+          `Seller API asked for a Retry-After of ${Math.round(retryAfterMs / 1000)} s: porter waits ${RETRY_AFTER_MAX_MS / 1000} s at most and tries again (logged once)`,
+        );
+      }
+      logger.warn(
+        { serverId, route, retryAfterMs, pauseMs: budget.delayFor(route) },
+        'Seller API answered 429: nothing more to this route until Retry-After has passed (at least 1 s)',
+      );
       throw error;
     }, signal);
   }

@@ -3,12 +3,13 @@ import type { RouteBudgetSnapshot } from '../budget.js';
 /**
  * How long to wait before the next pull after one that found nothing due.
  *
- * A fixed `poll.idleMs` makes a fresh purchase wait idleMs/2 on average. When the pull budget of
- * the current window has calls to spare, spreading them evenly over the rest of the window polls
- * more often without ever running the window dry: the spread keeps pace with the clock, and a
- * reserve of the window's cap is never spent on idling, so a purchase that lands late in a window
- * still finds budget to be claimed at once. A backlog is unaffected: it pulls back-to-back and only
- * the budget itself paces it.
+ * A fixed `poll.idleMs` makes a fresh purchase wait idleMs/2 on average. When the pull budget has
+ * calls to spare, polling at a steady pace of (cap − reserve) calls per rolling window polls more
+ * often without ever running the budget dry: at that pace no window ever holds more than the cap
+ * less a reserve (a quarter of it), so a purchase always finds budget to be claimed at once. When
+ * X-RateLimit-Remaining is what limits (another connector spends the shared budget), its spare
+ * calls are spread over the time it still applies, so porter idles slower, never faster. A backlog
+ * is unaffected: it pulls back-to-back and only the budget itself paces it.
  *
  * Bounds: never slower than `idleMs` (the owner's setting stays the worst case), never faster than
  * a quarter of it (or 100 ms), so a generous budget does not turn idling into a busy loop.
@@ -18,8 +19,10 @@ export const IDLE_RESERVE_FRACTION = 0.25;
 export function idleDelay(pull: RouteBudgetSnapshot, now: number, idleMs: number): number {
   const floor = Math.max(100, Math.floor(idleMs / 4));
   if (pull.windowEndsAt === undefined) return idleMs;
-  const spare = pull.remaining - Math.ceil(pull.cap * IDLE_RESERVE_FRACTION);
+  const reserve = Math.ceil(pull.cap * IDLE_RESERVE_FRACTION);
+  const spare = pull.remaining - reserve;
   if (spare <= 0) return idleMs;
-  const windowLeft = Math.max(0, pull.windowEndsAt - now);
-  return Math.min(idleMs, Math.max(floor, Math.ceil(windowLeft / spare)));
+  const steady = Math.ceil(pull.windowMs / Math.max(1, pull.cap - reserve));
+  const spread = Math.ceil(Math.max(0, pull.windowEndsAt - now) / spare);
+  return Math.min(idleMs, Math.max(floor, steady, spread));
 }

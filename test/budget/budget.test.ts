@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Budget } from '../../src/budget.js';
+import { Budget, BudgetExceededError, RETRY_AFTER_MAX_MS } from '../../src/budget.js';
 import { ConfigError } from '../../src/errors.js';
 import { FakeClock, flush } from '../helpers/fake-clock.js';
 
@@ -21,7 +21,7 @@ function drain(b: Budget, route: 'pull' | 'done' | 'fail', max = 10_000): number
   return n;
 }
 
-describe('Budget: own count per fixed window', () => {
+describe('Budget: own count per rolling window', () => {
   test('a fresh budget allows perWindow calls, then waits for the end of the window', () => {
     const { b, clock } = budget({ perWindow: 120 });
     assert.equal(b.delayFor('pull'), 0);
@@ -32,6 +32,32 @@ describe('Budget: own count per fixed window', () => {
     clock.advance(1);
     assert.equal(b.delayFor('pull'), 0);
     assert.equal(drain(b, 'pull'), 120, 'a new window gives the full count again');
+  });
+
+  test('rolling, not fixed: each call frees its place windowMs after it, not all at once', () => {
+    const { b, clock } = budget({ perWindow: 3, windowMs: 1_000 });
+    b.take('pull');
+    clock.advance(400);
+    b.take('pull');
+    b.take('pull');
+    assert.equal(b.delayFor('pull'), 600);
+    clock.advance(600);
+    assert.equal(drain(b, 'pull'), 1, 'only the first call has left the window');
+    assert.equal(b.delayFor('pull'), 400);
+    clock.advance(400);
+    assert.equal(drain(b, 'pull'), 2);
+  });
+
+  test('a call counts from when it ended: windowMs after its answer (or its failure), not its send', () => {
+    const { b, clock } = budget({ perWindow: 1, windowMs: 1_000 });
+    b.take('done');
+    clock.advance(300); // latency: the platform counted it somewhere in between
+    b.observe('done', {});
+    assert.equal(b.delayFor('done'), 1_000);
+    clock.advance(999);
+    assert.equal(b.delayFor('done'), 1);
+    clock.advance(1);
+    assert.equal(b.delayFor('done'), 0);
   });
 
   test('the window starts at the first call, not at construction', () => {
@@ -61,6 +87,14 @@ describe('Budget: own count per fixed window', () => {
     assert.equal(drain(budget({ perWindow: 7, share: 0.999 }).b, 'done'), 6);
   });
 
+  test('a take the budget does not allow throws and records nothing', () => {
+    const { b, clock } = budget({ perWindow: 1, windowMs: 1_000 });
+    b.take('pull');
+    assert.throws(() => b.take('pull'), (error: unknown) => error instanceof BudgetExceededError && /not sent/.test(error.message));
+    clock.advance(1_000);
+    assert.equal(drain(b, 'pull'), 1);
+  });
+
   test('a budget that allows no call at all is a configuration error that names the keys', () => {
     assert.throws(() => budget({ perWindow: 3, share: 0.2 }), (error: unknown) => {
       assert.ok(error instanceof ConfigError);
@@ -72,29 +106,42 @@ describe('Budget: own count per fixed window', () => {
   });
 });
 
-describe('Budget: anchoring on the answer', () => {
-  test('the first answer of a window moves its start to the answer (the platform counted somewhere in between)', () => {
-    const { b, clock } = budget({ perWindow: 2 });
-    const t0 = clock.now();
-    b.take('pull');
-    clock.advance(300); // answer latency
-    b.observe('pull', { remaining: 119 });
-    b.take('pull');
-    b.observe('pull', { remaining: 118 });
-    assert.equal(b.delayFor('pull'), W, 'the window ends windowMs after the first answer');
-    assert.equal(b.snapshot().pull.windowEndsAt, t0 + 300 + W);
+describe('Budget: answers never widen porter\'s own count', () => {
+  test('a rising X-RateLimit-Remaining never resets the count (two API nodes counting apart: 101, 100, 101, …)', () => {
+    const { b, clock } = budget({ perWindow: 120 });
+    let sent = 0;
+    for (let i = 0; i < 1_000; i++) {
+      if (b.delayFor('pull') > 0) break;
+      b.take('pull');
+      sent++;
+      clock.advance(5);
+      b.observe('pull', { remaining: i % 2 === 0 ? 101 : 100, limit: 120 });
+    }
+    assert.equal(sent, 120);
+    assert.ok(b.delayFor('pull') > 0);
   });
 
-  test('later answers in the same window do not move it', () => {
-    const { b, clock } = budget({ perWindow: 3 });
+  test('an honest header that lags by 3 cannot squeeze a 121st call into a window', () => {
+    const { b, clock } = budget({ perWindow: 120 });
+    const started = clock.now();
+    let sent = 0;
+    while (b.delayFor('pull') === 0) {
+      b.take('pull');
+      sent++;
+      clock.advance(10);
+      b.observe('pull', { remaining: Math.min(119, 120 - sent + 3) });
+    }
+    assert.equal(sent, 120);
+    assert.ok(clock.now() + b.delayFor('pull') >= started + W, 'the 121st call waits until the first left the window');
+  });
+
+  test('the count survives a 429: the refused call counted too', () => {
+    const { b, clock } = budget({ perWindow: 5 });
     b.take('pull');
-    b.observe('pull', { remaining: 119 });
-    const end = b.snapshot().pull.windowEndsAt;
-    clock.advance(5_000);
-    b.take('pull');
-    clock.advance(100);
-    b.observe('pull', { remaining: 118 });
-    assert.equal(b.snapshot().pull.windowEndsAt, end);
+    b.observe('pull', { remaining: 0, retryAfterMs: 2_000, limited: true });
+    clock.advance(2_000);
+    assert.equal(drain(b, 'pull'), 4);
+    assert.equal(b.snapshot().pull.used, 5);
   });
 });
 
@@ -137,31 +184,48 @@ describe('Budget: X-RateLimit-Remaining', () => {
     assert.equal(drain(b, 'pull'), 29);
   });
 
-  test('remaining going up re-anchors the window there (a new platform window began)', () => {
+  test('a low remaining holds for windowMs after its answer, the end of the platform window at the latest', () => {
     const { b, clock } = budget({ perWindow: 10 });
     b.take('pull');
-    b.observe('pull', { remaining: 3 }); // another connector spent 6
-    assert.equal(drain(b, 'pull'), 3);
-    // porter waits for its own window; meanwhile nothing. Simulate the platform window ending
-    // earlier than porter's: a later answer shows more left than before.
-    clock.advance(W);
-    b.take('pull'); // porter's window also ended: a new one opens at this take
     clock.advance(50);
-    b.observe('pull', { remaining: 9 });
-    assert.equal(b.snapshot().pull.windowEndsAt, clock.now() + W);
+    b.observe('pull', { remaining: 3 }); // another connector spent 6
+    const until = clock.now() + W;
+    clock.advance(1_000);
+    assert.equal(drain(b, 'pull'), 3);
+    assert.equal(b.delayFor('pull'), W - 1_000);
+    clock.set(until - 1);
+    assert.equal(b.delayFor('pull'), 1);
+    clock.set(until);
+    assert.equal(drain(b, 'pull'), 7, 'porter\'s own three later calls still count');
+  });
 
-    // Within one porter window: remaining goes up → re-anchor at the answer, count = 1.
-    const { b: b2, clock: c2 } = budget({ perWindow: 10 });
-    b2.take('pull');
-    b2.observe('pull', { remaining: 2 });
-    b2.take('pull');
-    c2.advance(30_000);
-    b2.observe('pull', { remaining: 9 });
-    const snap = b2.snapshot().pull;
-    assert.equal(snap.windowEndsAt, c2.now() + W, 're-anchored at the answer that went up');
-    assert.equal(snap.used, 1);
-    assert.equal(snap.remaining, 9);
-    assert.equal(drain(b2, 'pull'), 9);
+  test('headers that only count porter\'s own calls keep the end; more spending elsewhere moves it later', () => {
+    const { b, clock } = budget({ perWindow: 10 });
+    b.take('pull');
+    b.observe('pull', { remaining: 5 });
+    const firstEnd = b.snapshot().pull.windowEndsAt;
+    clock.advance(1_000);
+    b.take('pull');
+    b.observe('pull', { remaining: 4 });
+    assert.equal(b.snapshot().pull.windowEndsAt, firstEnd, 'the same platform window');
+    clock.advance(1_000);
+    b.take('pull');
+    b.observe('pull', { remaining: 1 }); // the other connector spent 2 more
+    assert.equal(b.snapshot().pull.windowEndsAt, clock.now() + W);
+    assert.equal(b.snapshot().pull.apiRemaining, 1);
+  });
+
+  test('alone, the headers never hold porter back below its own count', () => {
+    const { b, clock } = budget({ perWindow: 10, windowMs: 1_000 });
+    let platform = 0;
+    for (let i = 0; i < 10; i++) {
+      b.take('pull');
+      clock.advance(10);
+      b.observe('pull', { remaining: 10 - ++platform, limit: 10 });
+    }
+    assert.equal(b.delayFor('pull'), 1_000 - 90, 'the first call leaves the window first');
+    clock.advance(910);
+    assert.equal(drain(b, 'pull'), 1);
   });
 
   test('garbage header values are ignored', () => {
@@ -197,29 +261,53 @@ describe('Budget: 429 and Retry-After', () => {
     assert.equal(b.delayFor('done'), 1);
   });
 
-  test('after Retry-After a fresh window opens with the full count', () => {
+  test('after Retry-After porter sends again, within its own count', () => {
     const { b, clock } = budget({ perWindow: 5 });
     b.take('pull');
     b.observe('pull', { remaining: 0, retryAfterMs: 2_000, limited: true });
-    clock.advance(2_000);
-    assert.equal(drain(b, 'pull'), 5);
+    clock.advance(1_999);
+    assert.equal(b.delayFor('pull'), 1);
+    clock.advance(1);
+    assert.equal(drain(b, 'pull'), 4);
   });
 
-  test('a 429 without Retry-After waits for the end of porter\'s window (a full window if it already ended)', () => {
+  test('a 429 without Retry-After stops the route for a whole window: the window that refused the call has ended by then', () => {
     const { b, clock } = budget({ perWindow: 5 });
     b.take('fail');
     b.observe('fail', { remaining: 4 });
     clock.advance(10_000);
     b.take('fail');
     b.observe('fail', { limited: true });
-    assert.equal(b.delayFor('fail'), W - 10_000);
+    assert.equal(b.delayFor('fail'), W);
+    assert.equal(b.delayFor('done'), 0);
+  });
 
-    const { b: b2, clock: c2 } = budget({ perWindow: 5, windowMs: 1_000 });
-    b2.take('fail');
-    b2.observe('fail', { remaining: 4 });
-    c2.advance(1_500);
-    b2.observe('fail', { limited: true });
-    assert.equal(b2.delayFor('fail'), 1_000);
+  test('a 429 pauses at least 1 s whatever Retry-After says: 0, negative, unreadable, a past date', () => {
+    for (const retryAfterMs of [0, -5_000, 0.4, 999]) {
+      const { b, clock } = budget({ perWindow: 120, windowMs: 500 });
+      b.take('pull');
+      b.observe('pull', { retryAfterMs, limited: true });
+      assert.equal(b.delayFor('pull'), 1_000, `Retry-After ${retryAfterMs} ms`);
+      clock.advance(999);
+      assert.equal(b.delayFor('pull'), 1);
+      clock.advance(1);
+      assert.equal(b.delayFor('pull'), 0);
+    }
+    const { b } = budget({ perWindow: 120, windowMs: 500 });
+    b.take('pull');
+    b.observe('pull', { retryAfterMs: Number.NaN, limited: true });
+    assert.equal(b.delayFor('pull'), 1_000, 'no usable value: a whole window, and never under the floor');
+  });
+
+  test('an absurd Retry-After is clamped to one hour, never overflows into a short wait', () => {
+    for (const retryAfterMs of [3_000_000_000, 2 ** 31, Number.POSITIVE_INFINITY]) {
+      const { b, clock } = budget();
+      b.take('pull');
+      b.observe('pull', { retryAfterMs, limited: true });
+      assert.equal(b.delayFor('pull'), RETRY_AFTER_MAX_MS);
+      clock.advance(RETRY_AFTER_MAX_MS);
+      assert.equal(b.delayFor('pull'), 0);
+    }
   });
 
   test('a 429 is honoured even when the header still claims calls are left', () => {

@@ -4,7 +4,7 @@ import type { RouteBudgetSnapshot } from '../../src/budget.js';
 import { idleDelay } from '../../src/delivery/idle-pacing.js';
 
 function pull(over: Partial<RouteBudgetSnapshot>): RouteBudgetSnapshot {
-  return { remaining: 120, used: 0, cap: 120, apiRemaining: undefined, windowEndsAt: 60_000, blockedUntil: undefined, delayMs: 0, ...over };
+  return { remaining: 120, used: 0, cap: 120, apiRemaining: undefined, windowEndsAt: 60_000, blockedUntil: undefined, delayMs: 0, windowMs: 60_000, ...over };
 }
 
 describe('idle pacing', () => {

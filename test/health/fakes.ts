@@ -27,6 +27,7 @@ const idleBudget: RouteBudgetSnapshot = {
   windowEndsAt: undefined,
   blockedUntil: undefined,
   delayMs: 0,
+  windowMs: 60_000,
 };
 
 /** One server's state, every field writable by the test. */
