@@ -1,8 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { createApiClient, parseRetryAfter, type ApiClient } from '../../src/api/client.js';
 import { ApiTransportError } from '../../src/api/errors.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
+import { FakeClock, flush } from '../helpers/fake-clock.js';
 import { apiConfig, assertNoSecret, closedPort, silent } from './helpers.js';
 
 const pullRequest = (client: ApiClient, signal?: AbortSignal) => ({
@@ -94,6 +95,52 @@ describe('ApiClient over HTTP', () => {
     const already = new AbortController();
     already.abort(new Error('before'));
     await assert.rejects(client.send(pullRequest(client, already.signal)), /before/);
+  });
+});
+
+describe('ApiClient: time', () => {
+  test('the request deadline runs on the injected clock, not on a raw timer', async () => {
+    const api = await startSellerApi();
+    const clock = new FakeClock();
+    // undici's own timeouts (30 s of real time) stay as a backstop; the fake clock reaches the deadline first.
+    const client = createApiClient(apiConfig(api.url, { timeoutMs: 30_000 }), { logger: silent(), clock });
+    try {
+      api.inject('pull', { delay: 5_000 });
+      let settled = false;
+      const pending = client.send(pullRequest(client)).then(
+        () => assert.fail('the delayed answer must not arrive first'),
+        (error: unknown) => {
+          settled = true;
+          return error;
+        },
+      );
+      clock.advance(29_999);
+      await flush();
+      assert.equal(settled, false);
+      clock.advance(1);
+      const error = await pending;
+      assert.ok(error instanceof ApiTransportError);
+      assert.equal(error.failure, 'timeout');
+      assert.match(error.message, /30000 ms/);
+    } finally {
+      await client.close();
+      await api.close();
+    }
+  });
+
+  test('Retry-After: seconds or an HTTP date against the wall clock; a past date is 0; negative or garbage is no hint', () => {
+    const wall = Date.UTC(2026, 0, 1, 12, 0, 0);
+    assert.equal(parseRetryAfter('0', wall), 0);
+    assert.equal(parseRetryAfter(' 7 ', wall), 7_000);
+    assert.equal(parseRetryAfter('1.2', wall), 1_200);
+    assert.equal(parseRetryAfter('3000000', wall), 3_000_000_000, 'the budget clamps it, the parser reports it as sent');
+    assert.equal(parseRetryAfter('Thu, 01 Jan 2026 12:00:09 GMT', wall), 9_000);
+    assert.equal(parseRetryAfter('Thu, 01 Jan 1970 00:00:00 GMT', wall), 0);
+    assert.equal(parseRetryAfter('Thursday, 01-Jan-26 12:00:05 GMT', wall), 5_000);
+    for (const garbage of ['-5', '-0.5', '', 'soon', '5s', '1e3', 'NaN', '2026-01-01T12:00:09Z', '0x10']) {
+      assert.equal(parseRetryAfter(garbage, wall), undefined, JSON.stringify(garbage));
+    }
+    assert.equal(parseRetryAfter(undefined, wall), undefined);
   });
 });
 

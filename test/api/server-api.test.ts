@@ -326,6 +326,23 @@ describe('ServerApi: 429 and transport failures', () => {
     }
   });
 
+  test('a call that got no answer still counts, from the moment it failed', async () => {
+    const api = await startSellerApi();
+    const client = createApiClient(apiConfig(api.url), { logger: silent() });
+    const clock = new FakeClock();
+    try {
+      const s = serverApi(client, { clock, perWindow: 1, windowMs: 60_000 });
+      api.inject('pull', 'reset');
+      await assert.rejects(s.pull([]), ApiTransportError);
+      const pull = s.stats().budget.pull;
+      assert.equal(pull.used, 1);
+      assert.equal(pull.delayMs, 60_000);
+    } finally {
+      await client.close();
+      await api.close();
+    }
+  });
+
   test('an abort while waiting for the budget sends nothing', async () => {
     const api = await startSellerApi();
     const client = createApiClient(apiConfig(api.url), { logger: silent() });
