@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { RouteBudgetSnapshot } from '../../src/budget.js';
+import { Budget, type RouteBudgetSnapshot } from '../../src/budget.js';
 import { idleDelay } from '../../src/delivery/idle-pacing.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 function pull(over: Partial<RouteBudgetSnapshot>): RouteBudgetSnapshot {
   return { remaining: 120, used: 0, cap: 120, apiRemaining: undefined, windowEndsAt: 60_000, blockedUntil: undefined, delayMs: 0, windowMs: 60_000, ...over };
@@ -33,6 +34,31 @@ describe('idle pacing', () => {
   test('a generous budget does not become a busy loop: at most four polls per idleMs', () => {
     assert.equal(idleDelay(pull({ remaining: 100_000, cap: 100_000 }), 0, 1000), 250);
     assert.equal(idleDelay(pull({ remaining: 100_000, cap: 100_000 }), 0, 200), 100);
+  });
+
+  test('a rolling window full of idle pulls keeps the steady pace, not a burst whenever the oldest leaves', () => {
+    assert.equal(idleDelay(pull({ used: 89, remaining: 31, windowEndsAt: 300 }), 0, 1000), 667);
+  });
+
+  test('idling against the real budget for ten minutes: ~667 ms apart, and the reserve is never spent', () => {
+    const clock = new FakeClock();
+    const budget = new Budget({ perWindow: 120, windowMs: 60_000, share: 1 }, clock);
+    const started = clock.now();
+    let polls = 0;
+    let mostUsed = 0;
+    while (clock.now() - started < 600_000) {
+      assert.equal(budget.delayFor('pull'), 0);
+      budget.take('pull');
+      clock.advance(20);
+      budget.observe('pull', {});
+      polls++;
+      const snapshot = budget.snapshot().pull;
+      mostUsed = Math.max(mostUsed, snapshot.used);
+      clock.advance(idleDelay(snapshot, clock.now(), 1000));
+    }
+    assert.ok(mostUsed <= 90, `${mostUsed} idle pulls in one window: the reserve of 30 was spent`);
+    const interval = 600_000 / polls;
+    assert.ok(interval > 660 && interval < 720, `one poll every ${Math.round(interval)} ms`);
   });
 
   test('never slower than poll.idleMs', () => {
