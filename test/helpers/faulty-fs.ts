@@ -24,6 +24,8 @@ export class FaultyFs {
   readonly #failAt: ReadonlyMap<number, string>;
   readonly #dieAt: number | undefined;
   readonly #tornFraction: number;
+  /** While set, every write fails with this code (a disk that is full until something frees it). */
+  refuseWith: string | undefined;
 
   constructor(options: { failAt?: ReadonlyMap<number, string>; dieAt?: number; tornFraction?: number } = {}) {
     this.#failAt = options.failAt ?? new Map();
@@ -45,7 +47,7 @@ export class FaultyFs {
           if (name === 'writeSync') this.#tearWrite(args);
           throw new ProcessDied();
         }
-        const code = this.#failAt.get(index);
+        const code = this.refuseWith ?? this.#failAt.get(index);
         if (code !== undefined) throw Object.assign(new Error(`${code}: simulated failure of ${name}`), { code });
         return real(...args);
       };
