@@ -27,8 +27,12 @@ export class FaultyFs {
   /** While set, every write fails with this code (a disk that is full until something frees it). */
   refuseWith: string | undefined;
 
-  constructor(options: { failAt?: ReadonlyMap<number, string>; dieAt?: number; tornFraction?: number } = {}) {
+  readonly #fullFrom: number | undefined;
+
+  /** `fullFrom`: from this write on, every write fails with ENOSPC until `refuseWith` is cleared. */
+  constructor(options: { failAt?: ReadonlyMap<number, string>; dieAt?: number; tornFraction?: number; fullFrom?: number } = {}) {
     this.#failAt = options.failAt ?? new Map();
+    this.#fullFrom = options.fullFrom;
     this.#dieAt = options.dieAt;
     this.#tornFraction = options.tornFraction ?? 0.5;
   }
@@ -42,6 +46,7 @@ export class FaultyFs {
         const real = fs[name] as (...a: unknown[]) => unknown;
         if (!WRITES.has(name)) return real(...args);
         const index = this.writes++;
+        if (index === this.#fullFrom) this.refuseWith = 'ENOSPC';
         if (index === this.#dieAt) {
           this.dead = true;
           if (name === 'writeSync') this.#tearWrite(args);

@@ -8,5 +8,5 @@ import type fc from 'fast-check';
 export function fcOptions<T>(options: { numRuns: number }): fc.Parameters<T> {
   const seed = process.env.PORTER_FC_SEED === undefined ? 0x5eed : Number(process.env.PORTER_FC_SEED);
   const scale = process.env.PORTER_FC_RUNS === undefined ? 1 : Number(process.env.PORTER_FC_RUNS);
-  return { seed, numRuns: Math.max(1, Math.round(options.numRuns * scale)), endOnFailure: false };
+  return { seed, numRuns: Math.max(1, Math.round(options.numRuns * scale)), includeErrorInReport: true };
 }
