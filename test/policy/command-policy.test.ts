@@ -141,6 +141,18 @@ describe('command policy: regex rules and allow lists', () => {
     assert.match(refused(compileCommandPolicy(minecraft, { allow: ['op'], defaultDeny: true }), 'op Steve'), /"op"/);
   });
 
+  test('with allow, every place a chain may start a command must be allowed: a selector named run errs on refusing', () => {
+    const policy = compileCommandPolicy(minecraft, { allow: ['execute', 'return', 'give'], defaultDeny: true });
+    allowed(policy, 'execute as Steve at @s run give @s diamond');
+    allowed(policy, 'return run execute as Steve run give @s diamond');
+    // The game runs give here, but "at" follows a token run too, so it could have been a command.
+    assert.equal(
+      refused(policy, 'execute as run at @s run give @s diamond'),
+      'not allowed by commandPolicy.allow: no entry matches the command root "at" at a place where this line may start a command (every command after a "run" in an execute or return chain, or after "sudo <player>", must be allowed too)',
+    );
+    assert.match(refused(policy, `execute ${Array.from({ length: 8 }, (_, i) => `run cmd${i}`).join(' ')}`), /"cmd0", "cmd1", "cmd2", "cmd3", "cmd4", …/);
+  });
+
   test('an empty allow list allows nothing', () => {
     refused(compileCommandPolicy(none, { allow: [], defaultDeny: true }), 'give Steve diamond');
   });
