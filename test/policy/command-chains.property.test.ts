@@ -3,15 +3,15 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { presetFor } from '../../src/players/presets/index.js';
 import { compileCommandPolicy } from '../../src/policy/command-policy.js';
+import { fcOptions } from '../helpers/fc-options.js';
 
 /**
  * Property tests of the command policy's chain reading (issue 9 item 6): whatever a buyer's
  * nickname and however an execute/return chain is built, a denied command it runs is refused;
  * a chain that runs only allowed commands is never refused by an allow list naming them.
- * Replay a failure with PORTER_FC_SEED=<seed printed by fast-check>.
+ * Replay a failure with PORTER_FC_SEED=<seed printed by fast-check>; PORTER_FC_RUNS=<n> hunts longer.
  */
-const SEED = Number(process.env.PORTER_FC_SEED ?? 20_250_611);
-const RUNS = 400;
+const RUNS = { numRuns: 400 };
 
 const minecraft = presetFor({ preset: 'minecraft', refreshMs: 2000 });
 const defaults = compileCommandPolicy(minecraft);
@@ -117,7 +117,7 @@ describe('command policy: properties of chain reading', () => {
     const ending = fc.oneof(deniedCommand, oldExecute(deniedCommand));
     fc.assert(
       fc.property(line(fc.oneof(chain(ending, fc.constantFrom(...ARGUMENTS), 3), oldExecute(chain(deniedCommand, fc.constantFrom(...ARGUMENTS), 1)))), refused),
-      { seed: SEED, numRuns: RUNS },
+      fcOptions(RUNS),
     );
   });
 
@@ -136,7 +136,7 @@ describe('command policy: properties of chain reading', () => {
         const nickname = `${before}${gap}run${gap}${denied}${/^\s/.test(after) ? after : ` ${after}`}`;
         return refused(template.replaceAll('{player}', nickname));
       }),
-      { seed: SEED, numRuns: RUNS },
+      fcOptions(RUNS),
     );
   });
 
@@ -146,7 +146,7 @@ describe('command policy: properties of chain reading', () => {
       fc.property(name, separator, line(deniedCommand), fc.constantFrom('', 'c:/', '/'), (player, gap, denied, prefix) =>
         refused(`sudo ${player}${gap}${prefix}${denied} kit vip`),
       ),
-      { seed: SEED, numRuns: RUNS },
+      fcOptions(RUNS),
     );
   });
 
@@ -166,7 +166,7 @@ describe('command policy: properties of chain reading', () => {
     const name = fc.oneof(fc.stringMatching(/^[A-Za-z0-9_]{1,16}$/), fc.constantFrom('run', 'RUN', 'op', 'stop', 'deop', 'execute', 'return', 'sudo', 'Command', 'detect', 'kill', 'c'));
     fc.assert(
       fc.property(fc.constantFrom(...templates), name, (template, player) => defaults.check(template.replaceAll('{player}', player)).ok),
-      { seed: SEED, numRuns: RUNS },
+      fcOptions(RUNS),
     );
   });
 
@@ -182,7 +182,7 @@ describe('command policy: properties of chain reading', () => {
         const verdict = allowList.check(command);
         assert.deepEqual(verdict, { ok: true }, command);
       }),
-      { seed: SEED, numRuns: RUNS },
+      fcOptions(RUNS),
     );
   });
 });
