@@ -1,15 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Command } from 'commander';
-import Conf from 'conf';
 import PQueue from 'p-queue';
 import { pino } from 'pino';
 import { Pool } from 'undici';
 import { z } from 'zod';
 
 /**
- * The memory floor of porter's mandated dependencies: a process that loads commander, conf,
+ * The memory floor of porter's mandated dependencies: a process that loads commander,
  * p-queue, pino, undici and zod (bundled the way porter is), uses each once, and idles. Its RSS
  * shows how much of porter's own RSS is the libraries rather than porter. Run by the cpu-memory
  * benchmark: `node deps-floor.bundle.js <api url>`; prints nothing, the harness reads /proc.
@@ -21,9 +17,6 @@ const pool = new Pool(new URL(url).origin);
 const answer = await pool.request({ path: '/', method: 'GET' });
 await answer.body.text();
 pino({ base: undefined }, pino.destination({ dest: 1, sync: true })).info('deps floor');
-const dir = mkdtempSync(join(tmpdir(), 'porter-deps-floor-'));
-new Conf<Record<string, unknown>>({ cwd: dir, configName: 'floor' }).store = { loaded: true };
-rmSync(dir, { recursive: true, force: true });
 z.object({ loaded: z.boolean() }).parse({ loaded: true });
 new Command('floor').parse([], { from: 'user' });
 await new PQueue({ concurrency: 1 }).add(async () => undefined);

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cpuMemory } from './figures/cpu-memory.js';
 import { drain, drainShared } from './figures/drain.js';
+import { idleMemory } from './figures/idle-memory.js';
 import { idleLatency, joinLatency } from './figures/latency.js';
 import { rcon } from './figures/rcon.js';
 import { startup } from './figures/startup.js';
@@ -30,7 +31,7 @@ import { rowsOf, textTable } from './lib/table.js';
  */
 
 /** In running order: quiet machine first for startup and RCON, the long CPU run last. */
-const BENCHMARKS: readonly Benchmark[] = [startup, rcon, drain, drainShared, idleLatency, joinLatency, cpuMemory];
+const BENCHMARKS: readonly Benchmark[] = [startup, rcon, drain, drainShared, idleLatency, joinLatency, idleMemory, cpuMemory];
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = fileURLToPath(new URL('../../bench/results.json', import.meta.url));

@@ -4,7 +4,7 @@ import { ConfigError, exitCodeOf } from '../errors.js';
 import { scrubSecrets } from '../scrub.js';
 
 /*
- * Everything heavy (zod, pino, undici, conf) is imported inside the functions that need it, so
+ * Everything heavy (zod, pino, undici) is imported inside the functions that need it, so
  * `porter --help` and a command's usage error stay quick.
  */
 

@@ -33,6 +33,8 @@ export interface SharedParts {
   readonly journal: Journal;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Removes every secret porter holds from a text (failure reasons are journaled and sent). */
+  readonly scrub: (text: string) => string;
   readonly observer?: DeliveryObserver;
 }
 
@@ -64,6 +66,7 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
     idleDelay: () => idleDelay(budget.snapshot().pull, clock.now(), config.poll.idleMs),
     pullDelay: () => budget.delayFor('pull'),
     notSentRetryMs: server.notSentRetryMs,
+    scrub: shared.scrub,
     clock,
     logger,
     ...(shared.observer ? { observer: shared.observer } : {}),

@@ -6,6 +6,8 @@ import { Journal } from '../delivery/journal.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
 import { lockStateDir } from '../delivery/state-lock.js';
 import { exitCodeOf, PorterError } from '../errors.js';
+import { configSecrets } from '../config/secrets.js';
+import { scrubberFor } from '../scrub.js';
 import { buildServer, type ServerParts } from './build-server.js';
 
 export interface DaemonOptions {
@@ -34,7 +36,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
   const unlock = lockStateDir(config.stateDir);
-  const journal = new Journal(config.stateDir);
+  const journal = new Journal(config.stateDir, { now: () => clock.now() });
+  // Every secret of the config, whoever started the daemon, plus any the caller knows besides.
+  const ownSecrets = configSecrets(config);
+  const scrub = scrubberFor(() => [...ownSecrets, ...(options.secrets?.() ?? [])]);
   const client = createApiClient(config.api, { logger });
   // prom-client is loaded only when the endpoint is configured.
   const health = config.health
@@ -42,7 +47,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     : undefined;
   const observer = combineObservers(options.observer, health?.daemonOptions.observer);
   const servers = config.servers.map((server) =>
-    buildServer(server, { config, client, journal, clock, logger, ...(observer ? { observer } : {}) }),
+    buildServer(server, { config, client, journal, clock, logger, scrub, ...(observer ? { observer } : {}) }),
   );
   const stop = new AbortController();
   const hard = new AbortController();
@@ -89,6 +94,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     } catch (error) {
       logger.warn({ err: error }, 'could not write the last settled reports to the journal: they will be reported again, harmlessly, on the next start');
     }
+    journal.close();
     unlock();
   }
   logger.info({ exitCode, unreported: journal.pending().length }, 'porter stopped');
@@ -130,29 +136,15 @@ function combineObservers(...observers: Array<DeliveryObserver | undefined>): De
   if (present.length <= 1) return present[0];
   return {
     onDelivery: (event) => present.forEach((o) => o.onDelivery?.(event)),
-    onPull: (event) => present.forEach((o) => o.onPull?.(event)),
   };
 }
 
-/**
- * porter owns SIGTERM and SIGINT while it runs. conf writes through `atomically`, whose
- * `when-exit` hook answers these signals by removing itself and re-raising the signal: one
- * SIGTERM from systemd would reach porter twice (read as "stop now, drop the command in hand"),
- * and without a handler of ours the re-raised signal kills the process mid-delivery. The other
- * listeners are set aside and put back (as they were, once-wrappers included) when porter stops.
- */
+/** porter's own handler for SIGTERM and SIGINT while it runs: the first drains, the second stops at once. */
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
 function onStopSignals(handler: () => void): () => void {
-  const setAside = STOP_SIGNALS.map((signal) => [signal, process.rawListeners(signal)] as const);
-  for (const signal of STOP_SIGNALS) {
-    process.removeAllListeners(signal);
-    process.on(signal, handler);
-  }
+  for (const signal of STOP_SIGNALS) process.on(signal, handler);
   return () => {
-    for (const [signal, listeners] of setAside) {
-      process.off(signal, handler);
-      for (const listener of listeners) process.on(signal, listener as (...args: unknown[]) => void);
-    }
+    for (const signal of STOP_SIGNALS) process.off(signal, handler);
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PorterError } from '../errors.js';
+import { SettledMemory, type SettledId } from './settled-memory.js';
 
 /**
  * What the journal holds and how its append-only log is read back. Pure: no file access here, so
@@ -19,11 +20,17 @@ export interface JournalEntry {
 
 export type Entries = Record<string, JournalEntry>;
 
+/** What the journal knows: the commands still owed a report, and the ids settled lately. */
+export interface JournalState {
+  readonly entries: Entries;
+  readonly settled: SettledMemory;
+}
+
 /** One line of the log. */
 export type JournalRecord =
   | { readonly op: 'claim'; readonly serverId: string; readonly id: string; readonly command?: string; readonly at: number }
   | { readonly op: 'outcome'; readonly serverId: string; readonly id: string; readonly outcome: Outcome; readonly at: number }
-  | { readonly op: 'settle'; readonly serverId: string; readonly id: string };
+  | { readonly op: 'settle'; readonly serverId: string; readonly id: string; readonly at?: number };
 
 /** The journal's files could not be read back; nothing was changed on disk. */
 export class JournalReadError extends PorterError {
@@ -38,7 +45,8 @@ const key = { serverId: z.string().min(1), id: z.string().min(1) };
 const recordSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('claim'), ...key, command: z.string().optional(), at: z.number() }),
   z.object({ op: z.literal('outcome'), ...key, outcome: outcomeSchema, at: z.number() }),
-  z.object({ op: z.literal('settle'), ...key }),
+  // Logs written before the settled-id memory have no `at`; their entries' own times stand in.
+  z.object({ op: z.literal('settle'), ...key, at: z.number().optional() }),
 ]);
 
 export function keyOf(serverId: string, id: string): string {
@@ -53,7 +61,8 @@ export function encodeRecord(record: JournalRecord): string {
  * Applies one record in place. Replaying a log over the snapshot it was started from gives the
  * state at the log's last record.
  */
-export function applyRecord(entries: Entries, record: JournalRecord): void {
+export function applyRecord(state: JournalState, record: JournalRecord): void {
+  const { entries } = state;
   const k = keyOf(record.serverId, record.id);
   switch (record.op) {
     case 'claim':
@@ -70,8 +79,18 @@ export function applyRecord(entries: Entries, record: JournalRecord): void {
       entries[k] = { ...claimed, outcome: record.outcome, outcomeAt: record.at };
       return;
     }
-    case 'settle':
+    case 'settle': {
+      const settled = entries[k];
+      if (!settled) return;
       delete entries[k];
+      state.settled.remember({
+        serverId: record.serverId,
+        id: record.id,
+        // Only a claim whose report the API accepted is settled, and every report has an outcome.
+        outcome: settled.outcome ?? { result: 'failed', reason: 'outcome unknown' },
+        settledAt: record.at ?? settled.outcomeAt ?? settled.claimedAt,
+      });
+    }
   }
 }
 
@@ -81,7 +100,7 @@ export function applyRecord(entries: Entries, record: JournalRecord): void {
  * written the data yet): that line is dropped, because nothing was done on the strength of it. A
  * bad line anywhere else means the file was damaged, and porter refuses to guess.
  */
-export function replayLog(entries: Entries, text: string, file: string): void {
+export function replayLog(state: JournalState, text: string, file: string): void {
   const lines = text.split('\n');
   // A file that ends with a newline splits into a last, empty element; anything else there is unfinished.
   const unfinished = lines.pop() ?? '';
@@ -92,7 +111,7 @@ export function replayLog(entries: Entries, text: string, file: string): void {
       throw damaged(file, index + 1, 'is not a journal record');
     }
     try {
-      applyRecord(entries, record);
+      applyRecord(state, record);
     } catch (error) {
       throw damaged(file, index + 1, (error as Error).message);
     }
@@ -115,23 +134,40 @@ function damaged(file: string, line: number, what: string): JournalReadError {
   );
 }
 
-/** What the snapshot (journal.json) holds: the entries as of the start of log `generation`. */
+const settledSchema = z.object({ ...key, outcome: outcomeSchema, settledAt: z.number() });
+const entrySchema = z.object({
+  ...key,
+  command: z.string().optional(),
+  claimedAt: z.number(),
+  outcome: outcomeSchema.optional(),
+  outcomeAt: z.number().optional(),
+});
+const snapshotSchema = z.object({
+  generation: z.number().int().nonnegative(),
+  entries: z.record(z.string(), entrySchema),
+  settled: z.array(settledSchema).default([]),
+});
+
+/** What the snapshot (journal.json) holds: the state as of the start of log `generation`. */
 export interface Snapshot {
   readonly generation: number;
-  readonly entries: Entries;
+  readonly state: JournalState;
 }
 
-/**
- * Reads the snapshot store. Before the append-only log, journal.json held the entries map itself;
- * such a file is read as generation 0, so an upgrade reports what the old version left.
- */
-export function snapshotFrom(store: Record<string, unknown>): Snapshot {
-  if (typeof store['generation'] === 'number' && typeof store['entries'] === 'object' && store['entries'] !== null) {
-    return { generation: store['generation'], entries: { ...(store['entries'] as Entries) } };
+export function encodeSnapshot(generation: number, entries: Entries, settled: readonly SettledId[]): string {
+  return JSON.stringify({ generation, entries, settled });
+}
+
+/** Reads journal.json; undefined when the text is not a snapshot porter wrote. */
+export function decodeSnapshot(text: string, settled: SettledMemory): Snapshot | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
   }
-  const entries: Entries = {};
-  for (const [k, value] of Object.entries(store)) {
-    if (k.includes('/') && typeof value === 'object' && value !== null) entries[k] = value as JournalEntry;
-  }
-  return { generation: 0, entries };
+  const parsed = snapshotSchema.safeParse(value);
+  if (!parsed.success) return undefined;
+  for (const entry of parsed.data.settled) settled.remember(entry as SettledId);
+  return { generation: parsed.data.generation, state: { entries: parsed.data.entries as Entries, settled } };
 }

@@ -1,95 +1,123 @@
-import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import Conf from 'conf';
 import { PorterError } from '../errors.js';
-import { AppendLog, fsyncDirectory } from './journal-log.js';
+import { fsyncDirectory, nodeFs, replaceFile, type JournalFs } from './journal-fs.js';
+import { AppendLog } from './journal-log.js';
 import {
   applyRecord,
+  decodeSnapshot,
   encodeRecord,
+  encodeSnapshot,
   JournalReadError,
   keyOf,
   replayLog,
-  snapshotFrom,
-  type Entries,
   type JournalEntry,
   type JournalRecord,
+  type JournalState,
   type Outcome,
 } from './journal-records.js';
+import { SettledMemory, type SettledId, type SettledLimits } from './settled-memory.js';
 
 export type { JournalEntry, Outcome } from './journal-records.js';
+export type { SettledId } from './settled-memory.js';
 
 /**
- * The durable record that makes delivery at-most-once and lossless (DESIGN §2).
+ * The durable record that makes delivery at-most-once and lossless (docs/design.md, delivery
+ * semantics).
  *
  * A claim is written before the command goes anywhere near the game server; its outcome is
- * written before it is reported; the entry is removed once the API accepted the report. After a
- * crash, `pending()` is exactly the set of commands still owed a report.
+ * written before it is reported; once the API accepted the report the entry moves to the memory
+ * of settled ids, so an id the API hands out again is never run again. After a crash,
+ * `pending()` is exactly the set of commands still owed a report.
  *
- * On disk: `journal.json`, a snapshot kept by conf (atomic rewrite), and `journal-<generation>.log`,
- * the records appended since that snapshot, each synced before the call returns. Every
- * LOG_RECORDS_PER_SNAPSHOT records (and at start) the entries are folded into a new snapshot and a
- * new, empty log begins, so the log stays short and the start-up replay fast.
+ * On disk: `journal.json`, a snapshot replaced atomically, and `journal-<generation>.log`, the
+ * records appended since that snapshot, each synced before the call returns. Every
+ * LOG_RECORDS_PER_SNAPSHOT records (at start, and after any failed write) the state is folded
+ * into a new snapshot and a new, empty log begins, so the log stays short, the start-up replay
+ * fast, and a log that saw a failed write is never appended to again.
+ *
+ * A write that fails still changes the state in memory (the caller acts on what it decided, and
+ * the next successful write, always a fresh snapshot, carries it to the disk); the caller learns
+ * of the failure from the JournalWriteError and `writable`.
  */
 
 /** Enough to make the snapshot's rewrite rare (~1 per 700 deliveries), small enough to replay in a blink. */
 export const LOG_RECORDS_PER_SNAPSHOT = 2048;
 
-const SNAPSHOT_NAME = 'journal';
+const SNAPSHOT_FILE = 'journal.json';
 const LOG_FILE = /^journal-(\d+)\.log$/;
 
 export class JournalWriteError extends PorterError {
   override readonly code = 'E_JOURNAL_WRITE';
 }
 
+export interface JournalOptions {
+  /** For tests that make the disk fail or the process die at any single operation. */
+  readonly files?: JournalFs;
+  readonly settledLimits?: SettledLimits;
+  /** For the age bound of the settled-id memory when the snapshot is written. */
+  readonly now?: () => number;
+}
+
+/** What the journal knows of a command id the API handed out. */
+export type Recall = { readonly kind: 'pending'; readonly entry: JournalEntry } | { readonly kind: 'settled'; readonly settled: SettledId };
+
 export class Journal {
   readonly #dir: string;
-  readonly #snapshot: Conf<Record<string, unknown>>;
+  readonly #files: JournalFs;
+  readonly #now: () => number;
+  readonly #state: JournalState;
   #generation: number;
-  #entries: Entries;
   #log: AppendLog | undefined;
   #recordsInLog = 0;
-  /** Settled entries removed in memory but not yet on disk. */
+  /** Settles applied in memory but not yet on disk: they ride along with the next record. */
   #unwrittenSettles: JournalRecord[] = [];
   #lastWriteError: Error | undefined;
+  #writeFailures = 0;
 
-  constructor(stateDir: string) {
-    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  constructor(stateDir: string, options: JournalOptions = {}) {
+    this.#files = options.files ?? nodeFs;
+    this.#now = options.now ?? Date.now;
+    this.#files.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     this.#dir = stateDir;
-    this.#snapshot = openSnapshot(stateDir);
-    const { generation, entries } = readState(stateDir, this.#snapshot);
+    const { generation, state } = readState(this.#files, stateDir, new SettledMemory(options.settledLimits));
     this.#generation = generation;
-    this.#entries = entries;
-    // Start from a fresh log: whatever a crash left at the end of the old one is folded away.
-    this.#guarded(() => this.#startNewLog());
-    removeLogsOtherThan(stateDir, this.#generation);
+    this.#state = state;
+    // Start from a fresh log: whatever a crash left at the end of the old one is folded away. A
+    // disk that refuses it leaves the journal not writable: what it holds is still reported, and
+    // the delivery loop claims nothing until tryRecover() succeeds.
+    this.tryRecover();
+    removeLogsOtherThan(this.#files, stateDir, this.#generation);
   }
 
   /** The snapshot file; the logs sit beside it. */
   get path(): string {
-    return this.#snapshot.path;
+    return join(this.#dir, SNAPSHOT_FILE);
   }
 
+  /** Throws JournalWriteError when the claim could not be made durable; it is held in memory all the same. */
   claim(serverId: string, id: string, command: string | undefined, now: number): void {
     this.#write({ op: 'claim', serverId, id, ...(command === undefined ? {} : { command }), at: now });
   }
 
+  /** Throws JournalWriteError when the outcome could not be made durable; it is held in memory all the same. */
   recordOutcome(serverId: string, id: string, outcome: Outcome, now: number): void {
-    if (!this.#entries[keyOf(serverId, id)]) {
+    if (!this.#state.entries[keyOf(serverId, id)]) {
       throw new JournalWriteError(`no claim of command ${id} (server ${serverId}) to record an outcome for`);
     }
     this.#write({ op: 'outcome', serverId, id, outcome, at: now });
   }
 
   /**
-   * The API accepted the report (or had already settled the command): nothing is owed any more.
-   * The removal is written with the next record (or by `flush` when idle or stopping), not on its
-   * own: if porter dies first, the entry is reported once more and the API answers that it is
-   * already settled. That saves one of three synced writes per delivery.
+   * The API accepted the report (or had already settled the command): nothing is owed any more,
+   * and the id joins the memory of settled ids. The record is written with the next one (or by
+   * `flush` when idle or stopping), not on its own: if porter dies first, the entry is reported
+   * once more and the API answers that it is already settled. That saves one of three synced
+   * writes per delivery.
    */
-  settle(serverId: string, id: string): void {
-    if (!(keyOf(serverId, id) in this.#entries)) return;
-    const record: JournalRecord = { op: 'settle', serverId, id };
-    applyRecord(this.#entries, record);
+  settle(serverId: string, id: string, now: number): void {
+    if (!(keyOf(serverId, id) in this.#state.entries)) return;
+    const record: JournalRecord = { op: 'settle', serverId, id, at: now };
+    applyRecord(this.#state, record);
     this.#unwrittenSettles.push(record);
   }
 
@@ -98,9 +126,22 @@ export class Journal {
     if (this.#unwrittenSettles.length > 0) this.#write();
   }
 
+  /** Whether `id` is still owed a report or was settled lately (see SettledMemory for the bounds). */
+  recall(serverId: string, id: string, now: number): Recall | undefined {
+    const entry = this.#state.entries[keyOf(serverId, id)];
+    if (entry) return { kind: 'pending', entry };
+    const settled = this.#state.settled.recall(serverId, id, now);
+    return settled ? { kind: 'settled', settled } : undefined;
+  }
+
   pending(serverId?: string): JournalEntry[] {
-    const all = Object.values(this.#entries);
+    const all = Object.values(this.#state.entries);
     return serverId === undefined ? all : all.filter((entry) => entry.serverId === serverId);
+  }
+
+  /** False from a failed write until the next one succeeds: porter claims nothing meanwhile. */
+  get writable(): boolean {
+    return this.#lastWriteError === undefined;
   }
 
   /** The last write failure, cleared by the next successful write (for /healthz). */
@@ -108,34 +149,60 @@ export class Journal {
     return this.#lastWriteError;
   }
 
-  #write(record?: JournalRecord): void {
-    const records = record ? [...this.#unwrittenSettles, record] : this.#unwrittenSettles;
-    this.#guarded(() => {
-      if (this.#log === undefined || this.#log.damaged) this.#startNewLog();
-      this.#log!.append(records.map(encodeRecord).join(''));
-    });
-    if (record) applyRecord(this.#entries, record);
-    this.#unwrittenSettles = [];
-    this.#recordsInLog += records.length;
-    if (this.#recordsInLog >= LOG_RECORDS_PER_SNAPSHOT) this.#compactQuietly();
+  /** How many writes have failed since start (for /metrics). */
+  get writeFailures(): number {
+    return this.#writeFailures;
   }
 
   /**
-   * Folds the log into a new snapshot. Its order makes every crash point safe: the snapshot naming
-   * generation G+1 is written (atomically) before log G+1 exists, and log G is ignored from then on.
+   * After a failed write: tries to make the whole state durable again (a fresh snapshot and log).
+   * True when the journal is writable again; never throws.
+   */
+  tryRecover(): boolean {
+    try {
+      this.#guarded(() => this.#startNewLog());
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    this.#log?.close();
+    this.#log = undefined;
+  }
+
+  #write(record?: JournalRecord): void {
+    const records = record ? [...this.#unwrittenSettles, record] : this.#unwrittenSettles;
+    if (record) applyRecord(this.#state, record);
+    this.#guarded(() => {
+      // After a failed write the state goes to the disk whole, as a new snapshot, instead.
+      if (this.#log === undefined || this.#log.damaged) return this.#startNewLog();
+      this.#log.append(records.map(encodeRecord).join(''));
+      this.#unwrittenSettles = [];
+      this.#recordsInLog += records.length;
+    });
+    if (this.#recordsInLog >= LOG_RECORDS_PER_SNAPSHOT) this.tryRecover();
+  }
+
+  /**
+   * Folds the state into a new snapshot and opens an empty log. Its order makes every crash point
+   * safe: the snapshot naming generation G+1 is written (atomically) before log G+1 exists, and
+   * log G is ignored from then on. The snapshot holds everything in memory, settles included.
    */
   #startNewLog(): void {
     const next = this.#generation + 1;
-    this.#snapshot.store = { generation: next, entries: this.#entries };
-    this.#generation = next;
-    this.#unwrittenSettles = [];
     const previous = this.#log;
     this.#log = undefined;
     previous?.close();
-    const log = new AppendLog(join(this.#dir, logName(next)));
+    const settled = this.#state.settled.prune(this.#now());
+    replaceFile(this.#files, this.#dir, SNAPSHOT_FILE, encodeSnapshot(next, this.#state.entries, settled));
+    this.#generation = next;
+    this.#unwrittenSettles = [];
+    const log = new AppendLog(this.#files, join(this.#dir, logName(next)));
     try {
       // One sync covers the snapshot's rename and the new log's directory entry.
-      fsyncDirectory(this.#dir);
+      fsyncDirectory(this.#files, this.#dir);
     } catch (error) {
       // Records in a log whose name may not survive a power cut would not count: start again next write.
       log.close();
@@ -143,16 +210,7 @@ export class Journal {
     }
     this.#log = log;
     this.#recordsInLog = 0;
-    if (previous) unlinkQuietly(previous.path);
-  }
-
-  /** A snapshot that fails is tried again after the next record; the log keeps growing meanwhile. */
-  #compactQuietly(): void {
-    try {
-      this.#guarded(() => this.#startNewLog());
-    } catch {
-      // Recorded in lastWriteError; appends go on in the current log, or fail loudly if there is none.
-    }
+    if (previous) unlinkQuietly(this.#files, previous.path);
   }
 
   #guarded(write: () => void): void {
@@ -161,6 +219,7 @@ export class Journal {
       this.#lastWriteError = undefined;
     } catch (error) {
       this.#lastWriteError = error as Error;
+      this.#writeFailures++;
       throw new JournalWriteError(
         `cannot write the delivery journal in ${this.#dir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): check that the state directory is writable and the disk is not full`,
         { cause: error },
@@ -176,63 +235,56 @@ export class Journal {
 export function readJournal(stateDir: string): JournalEntry[] {
   let names: string[];
   try {
-    names = readdirSync(stateDir);
+    names = nodeFs.readdirSync(stateDir);
   } catch {
     return [];
   }
-  if (!names.includes(`${SNAPSHOT_NAME}.json`)) return [];
-  return Object.values(readState(stateDir, openSnapshot(stateDir)).entries);
+  if (!names.includes(SNAPSHOT_FILE)) return [];
+  return Object.values(readState(nodeFs, stateDir, new SettledMemory()).state.entries);
 }
 
-/** conf reads the file as it opens it, so a damaged snapshot is reported from here. */
-function openSnapshot(stateDir: string): Conf<Record<string, unknown>> {
-  try {
-    return new Conf<Record<string, unknown>>({
-      cwd: stateDir,
-      configName: SNAPSHOT_NAME,
-      accessPropertiesByDotNotation: false,
-      serialize: (value) => JSON.stringify(value),
-      configFileMode: 0o600,
-    });
-  } catch (error) {
+function readState(files: JournalFs, stateDir: string, settled: SettledMemory): { generation: number; state: JournalState } {
+  const snapshotPath = join(stateDir, SNAPSHOT_FILE);
+  const snapshotText = readOptional(files, snapshotPath);
+  if (snapshotText === undefined) return { generation: 0, state: { entries: {}, settled } };
+  const snapshot = decodeSnapshot(snapshotText, settled);
+  if (!snapshot) {
     throw new JournalReadError(
-      `cannot read the delivery journal ${join(stateDir, `${SNAPSHOT_NAME}.json`)} (${(error as Error).message}): keep a copy of the file, settle the commands it lists from the store dashboard, then move it away and start porter again`,
+      `cannot read the delivery journal ${snapshotPath} (it is not a journal snapshot porter wrote): keep a copy of the file, settle the commands it lists from the store dashboard, then move it away and start porter again`,
+    );
+  }
+  const logPath = join(stateDir, logName(snapshot.generation));
+  const text = readOptional(files, logPath);
+  if (text !== undefined) replayLog(snapshot.state, text, logPath);
+  return { generation: snapshot.generation, state: snapshot.state };
+}
+
+function readOptional(files: JournalFs, path: string): string | undefined {
+  try {
+    return files.readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new JournalReadError(
+      `cannot read the delivery journal ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): check the state directory's permissions`,
       { cause: error },
     );
   }
 }
 
-function readState(stateDir: string, snapshot: Conf<Record<string, unknown>>): { generation: number; entries: Entries } {
-  const { generation, entries } = snapshotFrom(snapshot.store);
-  const logPath = join(stateDir, logName(generation));
-  let text: string;
-  try {
-    text = readFileSync(logPath, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { generation, entries };
-    throw new JournalReadError(`cannot read the delivery journal ${logPath} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): check the state directory's permissions`, {
-      cause: error,
-    });
-  }
-  replayLog(entries, text, logPath);
-  return { generation, entries };
-}
-
-
 function logName(generation: number): string {
   return `journal-${generation}.log`;
 }
 
-function removeLogsOtherThan(stateDir: string, generation: number): void {
-  for (const name of readdirSync(stateDir)) {
+function removeLogsOtherThan(files: JournalFs, stateDir: string, generation: number): void {
+  for (const name of files.readdirSync(stateDir)) {
     const match = LOG_FILE.exec(name);
-    if (match && Number(match[1]) !== generation) unlinkQuietly(join(stateDir, name));
+    if (match && Number(match[1]) !== generation) unlinkQuietly(files, join(stateDir, name));
   }
 }
 
-function unlinkQuietly(path: string): void {
+function unlinkQuietly(files: JournalFs, path: string): void {
   try {
-    unlinkSync(path);
+    files.unlinkSync(path);
   } catch {
     // A stale log is ignored on read (its generation is not the snapshot's), so one left behind is harmless.
   }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
+import { PlanRequiredError, RateLimitedError } from '../api/errors.js';
 import type { PullResult, ServerApi } from '../api/types.js';
-import type { Clock } from '../clock.js';
+import { startDeadline, type Clock } from '../clock.js';
 import { PorterError } from '../errors.js';
 import {
   CommandFailedError,
@@ -11,7 +12,7 @@ import {
   type Executor,
 } from '../executors/executor.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
-import type { Journal, JournalEntry, Outcome } from './journal.js';
+import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal.js';
 import { WakeSignal } from './wake.js';
 
 /**
@@ -26,7 +27,6 @@ export interface CommandPolicyCheck {
 
 export interface DeliveryObserver {
   onDelivery?(event: { serverId: string; id: string; result: Outcome['result']; ms: number }): void;
-  onPull?(event: { serverId: string; result: 'claimed' | 'empty' | 'busy' | 'unusable' | 'error' }): void;
 }
 
 export interface DeliveryLoopOptions {
@@ -43,6 +43,12 @@ export interface DeliveryLoopOptions {
   /** Milliseconds until the pull route's budget allows a call (0 = now). */
   readonly pullDelay: () => number;
   readonly notSentRetryMs: number;
+  /**
+   * Removes every secret porter holds (API token, every game-server password) from a text. Applied
+   * to each failure reason before it is journaled, reported or logged: a script's stderr or a
+   * game's answer may echo a password.
+   */
+  readonly scrub?: (text: string) => string;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly observer?: DeliveryObserver;
@@ -70,6 +76,8 @@ const API_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 30_000 };
 const GAME_SERVER_RECHECK_MS = 100;
 /** A claim the API gave us with an id porter cannot use: nothing to report, slow down. */
 const UNUSABLE_CLAIM_PAUSE_MS = 5_000;
+/** While the journal cannot be written, how often porter tries again (nothing is claimed meanwhile). */
+const JOURNAL_RETRY: BackoffPolicy = { initialMs: 1_000, maxMs: 10_000 };
 
 export class DeliveryLoop {
   readonly #o: DeliveryLoopOptions;
@@ -103,15 +111,28 @@ export class DeliveryLoop {
 
   /** Resolves when stopped; rejects with a PorterError whose exitCode is 78 on a credentials error. */
   async run(signals: StopSignals): Promise<void> {
-    await this.settleJournal(signals.hard);
+    // One listener for the loop's whole life: a composite signal per idle pull would be kept alive
+    // by the long-lived stop signal (nodejs/node#55351), a slow leak in a daemon that idles for days.
+    const wakeOnStop = () => this.#wake.wake();
+    signals.stop.addEventListener('abort', wakeOnStop, { once: true });
+    try {
+      await this.settleJournal(signals.hard);
+      await this.#pullUntilStopped(signals);
+    } finally {
+      signals.stop.removeEventListener('abort', wakeOnStop);
+    }
+  }
+
+  async #pullUntilStopped(signals: StopSignals): Promise<void> {
     let failures = 0;
     while (!signals.stop.aborted) {
       try {
+        await this.#waitForWritableJournal(signals.stop);
         await this.#o.executor.waitReady(signals.stop);
         await this.#waitForPullBudget(signals.stop);
         const online = await this.#o.players.get(signals.stop);
         if (signals.stop.aborted) break;
-        // The pull itself is not aborted by stop: a command it claims is run (DESIGN §2 graceful stop).
+        // The pull itself is not aborted by stop: a command it claims is run (graceful stop).
         const result = await this.#o.api.pull(online, signals.hard);
         this.#apiSucceeded();
         failures = 0;
@@ -124,7 +145,7 @@ export class DeliveryLoop {
           await this.#o.clock.sleep(GAME_SERVER_RECHECK_MS, signals.stop).catch(() => undefined);
           continue;
         }
-        const wait = this.#pauseAfter(error, failures++);
+        const wait = this.#pauseAfter(error, failures++, 'pull');
         await this.#o.clock.sleep(wait, signals.stop).catch(() => undefined);
       }
     }
@@ -133,46 +154,68 @@ export class DeliveryLoop {
   /** Reports what a previous run left in the journal before anything new is claimed. */
   async settleJournal(hard: AbortSignal): Promise<void> {
     for (const entry of this.#o.journal.pending(this.#o.serverId)) {
-      const outcome = entry.outcome ?? unknownAfterRestart(entry);
-      if (!entry.outcome) {
-        this.#o.journal.recordOutcome(entry.serverId, entry.id, outcome, this.#o.clock.now());
-      }
+      const outcome = this.#scrubbed(entry.outcome ?? unknownAfterRestart(entry));
+      if (!entry.outcome) this.#recordOutcome(entry.id, outcome);
       this.#log.warn({ id: entry.id, outcome: outcome.result }, 'reporting a command left over from the previous run');
       await this.#report(entry.id, outcome, hard);
     }
-    this.#o.journal.flush();
+    this.#flushJournal();
+  }
+
+  /**
+   * While the journal cannot be written, nothing new is claimed: a claim porter cannot make
+   * durable could be run twice after a crash. Tries again with backoff until a write succeeds.
+   */
+  async #waitForWritableJournal(stop: AbortSignal): Promise<void> {
+    const { journal, clock } = this.#o;
+    if (journal.writable) return;
+    this.#log.error(
+      { err: journal.lastWriteError?.message },
+      'the delivery journal cannot be written: claiming nothing until it can (check free space and permissions of the state directory)',
+    );
+    for (let attempt = 1; !journal.tryRecover(); attempt++) {
+      await clock.sleep(backoffDelay(attempt, JOURNAL_RETRY), stop);
+    }
+    this.#log.info('the delivery journal is writable again: deliveries resume');
   }
 
   async #handlePull(result: PullResult, signals: StopSignals): Promise<void> {
     switch (result.kind) {
       case 'claimed':
-        this.#o.observer?.onPull?.({ serverId: this.#o.serverId, result: 'claimed' });
         await this.#deliver(result.id, result.command, signals);
         return; // pull again at once: more may be due
       case 'unusable':
-        this.#o.observer?.onPull?.({ serverId: this.#o.serverId, result: 'unusable' });
         this.#log.error({ reason: result.reason }, 'the API answered a pull with a claim porter cannot use or report');
         await this.#o.clock.sleep(UNUSABLE_CLAIM_PAUSE_MS, signals.stop).catch(() => undefined);
         return;
       case 'empty':
-        this.#o.observer?.onPull?.({ serverId: this.#o.serverId, result: result.status === 204 ? 'busy' : 'empty' });
-        this.#o.journal.flush(); // idle: a good moment to write settled removals
-        await this.#wake.sleepUnlessWoken((signal) =>
-          this.#o.clock.sleep(this.#o.idleDelay(), AbortSignal.any([signal, signals.stop])),
-        );
+        this.#flushJournal(); // idle: a good moment to write settled removals
+        await this.#wake.sleepUnlessWoken((signal) => this.#o.clock.sleep(this.#o.idleDelay(), signal));
     }
   }
 
   async #deliver(id: string, command: unknown, signals: StopSignals): Promise<void> {
     const { journal, clock, serverId } = this.#o;
     const started = clock.now();
-    // The claim is written first, before any other work: it closes the claim gap as far as porter can.
-    journal.claim(serverId, id, typeof command === 'string' ? command : undefined, started);
+    const known = journal.recall(serverId, id, started);
+    if (known) {
+      await this.#reportAgain(id, known.kind === 'settled' ? known.settled.outcome : (known.entry.outcome ?? unknownAfterRestart(known.entry)), signals.hard);
+      return;
+    }
     this.#inHand = id;
+    let journaled = true;
+    try {
+      // The claim is written first, before any other work: it closes the claim gap as far as porter can.
+      journal.claim(serverId, id, typeof command === 'string' ? command : undefined, started);
+    } catch (error) {
+      if (!(error instanceof JournalWriteError)) throw error;
+      journaled = false;
+      this.#log.error({ id, err: error.message }, 'could not journal the claim: the command is not run, and is reported failed');
+    }
     let fatal: unknown;
     let outcome: Outcome | typeof ABANDONED;
     try {
-      outcome = await this.#run(id, command, signals.hard);
+      outcome = journaled ? await this.#run(id, command, signals.hard) : failed(NOT_JOURNALED);
     } catch (error) {
       if (!isFatal(error)) throw error;
       fatal = error;
@@ -183,7 +226,9 @@ export class DeliveryLoop {
       this.#inHand = undefined;
       return;
     }
-    journal.recordOutcome(serverId, id, outcome, clock.now());
+    outcome = this.#scrubbed(outcome);
+    // A journal that cannot take the outcome does not hold the report back: the API's acceptance is the durable record.
+    if (journaled) this.#recordOutcome(id, outcome);
     const ms = clock.now() - started;
     await this.#report(id, outcome, signals.hard);
     this.#inHand = undefined;
@@ -195,11 +240,21 @@ export class DeliveryLoop {
     if (fatal) throw fatal;
   }
 
+  /** The API handed out an id porter already holds or settled: never run it again, report what it knows. */
+  async #reportAgain(id: string, outcome: Outcome, hard: AbortSignal): Promise<void> {
+    this.#log.warn(
+      { id, outcome: outcome.result },
+      'the API handed out a command porter already ran or settled: not running it again; reporting its outcome again',
+    );
+    await this.#report(id, this.#scrubbed(outcome), hard);
+  }
+
   /** Decides the outcome of one claimed command. Never runs a command twice. */
   async #run(id: string, command: unknown, hard: AbortSignal): Promise<Outcome | typeof ABANDONED> {
     if (typeof command !== 'string') {
       return failed(`the API's claim has no command text (got ${command === null ? 'null' : typeof command}); nothing was run`);
     }
+    if (command.trim() === '') return failed('the API\'s claim has an empty command; nothing was sent to the game server');
     try {
       assertSingleLine(command);
     } catch (error) {
@@ -237,12 +292,19 @@ export class DeliveryLoop {
     }
   }
 
+  /** Waits for the executor up to `ms` on the injected clock, or until `hard` aborts. */
   async #waitReadyWithin(ms: number, hard: AbortSignal): Promise<void> {
-    const signal = AbortSignal.any([hard, AbortSignal.timeout(Math.max(1, ms))]);
+    const bounded = new AbortController();
+    const onHard = () => bounded.abort(hard.reason);
+    hard.addEventListener('abort', onHard, { once: true });
+    const cancel = startDeadline(this.#o.clock, Math.max(1, ms), () => bounded.abort(new DOMException('waited long enough', 'TimeoutError')));
     try {
-      await this.#o.executor.waitReady(signal);
+      await this.#o.executor.waitReady(bounded.signal);
     } catch (error) {
       if (isFatal(error)) throw error;
+    } finally {
+      cancel();
+      hard.removeEventListener('abort', onHard);
     }
   }
 
@@ -256,17 +318,41 @@ export class DeliveryLoop {
         if (answer === 'already-settled') {
           this.#log.warn({ id }, 'the API says this command was already settled (404/409); moving on');
         }
-        journal.settle(serverId, id);
+        journal.settle(serverId, id, clock.now());
         return;
       } catch (error) {
         if (hard.aborted) break;
         if (isFatal(error)) throw error;
-        const wait = this.#pauseAfter(error, attempt);
+        const wait = this.#pauseAfter(error, attempt, 'report');
         this.#log.warn({ id, attempt, retryInMs: wait }, 'report not accepted yet; it stays in the journal and is retried');
         await clock.sleep(wait, hard).catch(() => undefined);
       }
     }
     this.#log.warn({ id }, 'stopped before the report was accepted: it stays in the journal and is reported on the next start');
+  }
+
+  /** A failed write is logged and shows in /healthz; the next pull waits until the journal is writable. */
+  #recordOutcome(id: string, outcome: Outcome): void {
+    try {
+      this.#o.journal.recordOutcome(this.#o.serverId, id, outcome, this.#o.clock.now());
+    } catch (error) {
+      if (!(error instanceof JournalWriteError)) throw error;
+      this.#log.error({ id, err: error.message }, 'could not journal the outcome: reporting it all the same');
+    }
+  }
+
+  #flushJournal(): void {
+    try {
+      this.#o.journal.flush();
+    } catch (error) {
+      if (!(error instanceof JournalWriteError)) throw error;
+      // Only settled removals were to be written: at worst they are reported again after a crash.
+    }
+  }
+
+  #scrubbed(outcome: Outcome): Outcome {
+    const { scrub } = this.#o;
+    return outcome.result === 'failed' && scrub ? failed(scrub(outcome.reason)) : outcome;
   }
 
   async #waitForPullBudget(stop: AbortSignal): Promise<void> {
@@ -280,21 +366,33 @@ export class DeliveryLoop {
     this.#lastApiError = undefined;
   }
 
-  /** How long to pause after a failed API call or executor wait, logging what happened. */
-  #pauseAfter(error: unknown, attempt: number): number {
-    const status = (error as { status?: unknown }).status;
+  /** How long to pause after a failed API call, logging what happened. */
+  #pauseAfter(error: unknown, attempt: number, call: 'pull' | 'report'): number {
+    this.#lastApiError = healthText(error);
+    // The budget already knows the Retry-After (at least its floor) and holds the next call.
+    if (error instanceof RateLimitedError) return 0;
     const message = (error as Error)?.message ?? String(error);
-    this.#lastApiError = message;
-    if (status === 429) return 0; // the budget already knows the Retry-After and holds the next call
-    if (status === 402) {
+    if (error instanceof PlanRequiredError) {
       this.#log.error({ err: message }, `the store's plan does not include API access (402): retrying every ${PLAN_RETRY_MS / 1000} s`);
       return PLAN_RETRY_MS;
     }
     const wait = backoffDelay(attempt + 1, API_BACKOFF);
-    this.#log.warn({ err: message, retryInMs: wait }, 'pull failed; backing off');
-    this.#o.observer?.onPull?.({ serverId: this.#o.serverId, result: 'error' });
+    if (call === 'pull') this.#log.warn({ err: message, retryInMs: wait }, 'pull failed; backing off');
     return wait;
   }
+}
+
+const NOT_JOURNALED =
+  'not run: porter could not record the claim in its journal (state directory full or not writable), so it did not send the command to the game server; it claims nothing more until the journal can be written — retry it from the dashboard';
+
+/**
+ * What /healthz shows of an API failure: porter's own message without the API's free-text
+ * `detail`, which porter does not control and which an endpoint scraped widely should not echo.
+ */
+function healthText(error: unknown): string {
+  const message = (error as Error)?.message ?? String(error);
+  const detail = (error as { detail?: unknown }).detail;
+  return typeof detail === 'string' && detail.length > 0 ? message.split(detail).join('(detail omitted)') : message;
 }
 
 /** The drain bound ran out while the command was running: no outcome is known or recorded. */

@@ -158,6 +158,23 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
     'Claimed commands not yet accepted by the API (journaled, owed a report), by server.',
     (part, from) => from.journal.pending(part.server.id).length,
   );
+  new Counter({
+    name: 'porter_journal_write_failures_total',
+    help: 'Journal writes that failed (disk full, read-only, I/O error). While the journal cannot be written, porter claims nothing.',
+    registers,
+    collect() {
+      this.reset();
+      if (source) this.inc(source.journal.writeFailures);
+    },
+  });
+  new Gauge({
+    name: 'porter_journal_writable',
+    help: '1 while the last journal write succeeded; 0 while writes fail and porter claims nothing new.',
+    registers,
+    collect() {
+      if (source) this.set(source.journal.lastWriteError === undefined ? 1 : 0);
+    },
+  });
   new Gauge({
     name: 'porter_server_healthy',
     help: '1 when /healthz considers the server healthy, else 0.',

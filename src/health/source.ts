@@ -12,6 +12,8 @@ export interface HealthSource {
     readonly path: string;
     pending(serverId?: string): readonly unknown[];
     readonly lastWriteError: Error | undefined;
+    /** Failed journal writes since start. */
+    readonly writeFailures: number;
   };
 }
 

@@ -1,7 +1,7 @@
 import type { ServerConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { GamePreset } from '../players/preset.js';
-import { commandRoots, ruleTokens, startsWith } from './command-roots.js';
+import { commandRoots, ruleTokens, type CommandRoot } from './command-roots.js';
 
 export type PolicyVerdict = { ok: true } | { ok: false; reason: string };
 
@@ -19,10 +19,12 @@ type Rule =
  *
  * Rule forms: a root command (`"op"`, `"whitelist off"`) that matches however the game would
  * run it (see command-roots.ts), or `/regex/flags` tested against the whole command. Deny wins
- * over allow; when `allow` is given, a command passes only if a regex rule matches it or every
- * command position in it (an `execute … run X` chain has two) is an allowed root. The preset's
- * default deny list applies unless `defaultDeny` is false. Presets whose console splits on ";"
- * refuse it outright, and CR / LF / NUL are always refused, whatever the rules say.
+ * over allow; a root rule denies a command when it matches at any place where the line may start
+ * a command. When `allow` is given, a command passes only if a regex rule matches it or every
+ * such place (`execute as x run give …` has two; every `run` in an execute or return chain adds
+ * one) holds an allowed root. The preset's default deny list applies unless `defaultDeny` is
+ * false. Presets whose console splits on ";" refuse it outright, and CR / LF / NUL are always
+ * refused, whatever the rules say.
  */
 export function compileCommandPolicy(preset: GamePreset, config?: ServerConfig['commandPolicy']): CommandPolicy {
   const deny = [
@@ -45,25 +47,36 @@ export function compileCommandPolicy(preset: GamePreset, config?: ServerConfig['
       }
       const roots = commandRoots(command);
       for (const rule of deny) {
-        if (rule.kind === 'regex' ? rule.re.test(command) : roots.some((root) => startsWith(root, rule.tokens))) {
+        if (rule.kind === 'regex' ? rule.re.test(command) : roots.some((root) => root.startsWith(rule.tokens))) {
           const hint = rule.origin.startsWith('the ') ? ' (set commandPolicy.defaultDeny to false to allow it)' : '';
           return refuse(`denied by ${rule.origin} "${rule.text}"${hint}`);
         }
       }
-      if (allow && !isAllowed(command, roots, allow)) {
-        const shown = roots.map((root) => root[0]).join('", "');
-        return refuse(`not allowed by commandPolicy.allow: no entry matches the command (root "${shown}")`);
+      if (allow) {
+        const unmatched = notAllowed(command, roots, allow);
+        if (unmatched !== undefined) return refuse(`not allowed by commandPolicy.allow: ${unmatched}`);
       }
       return { ok: true };
     },
   };
 }
 
-function isAllowed(command: string, roots: readonly string[][], allow: readonly Rule[]): boolean {
-  if (allow.some((rule) => rule.kind === 'regex' && rule.re.test(command))) return true;
+/** Why `command` is outside the allow list, or undefined when an entry allows it. */
+function notAllowed(command: string, roots: readonly CommandRoot[], allow: readonly Rule[]): string | undefined {
+  if (allow.some((rule) => rule.kind === 'regex' && rule.re.test(command))) return undefined;
+  if (roots.length === 0) return 'no entry matches the empty command';
   const rootRules = allow.filter((rule) => rule.kind === 'root');
-  return roots.length > 0 && roots.every((root) => rootRules.some((rule) => startsWith(root, rule.tokens)));
+  const missing = [...new Set(roots.filter((root) => !rootRules.some((rule) => root.startsWith(rule.tokens))).map((root) => root.name))];
+  if (missing.length === 0) return undefined;
+  const names = missing.slice(0, MAX_ROOTS_SHOWN).map((name) => (name.length > MAX_NAME_SHOWN ? `${name.slice(0, MAX_NAME_SHOWN)}…` : name));
+  const shown = `"${names.join('", "')}"${missing.length > MAX_ROOTS_SHOWN ? ', …' : ''}`;
+  if (roots.length === 1) return `no entry matches the command root ${shown}`;
+  return `no entry matches the command root ${shown} at a place where this line may start a command (every command after a "run" in an execute or return chain, or after "sudo <player>", must be allowed too)`;
 }
+
+/** A refusal reason stays short even for a line with hundreds of "run" tokens or a huge one. */
+const MAX_ROOTS_SHOWN = 5;
+const MAX_NAME_SHOWN = 40;
 
 function refuse(reason: string): PolicyVerdict {
   return { ok: false, reason };

@@ -23,7 +23,7 @@ describe('journal', () => {
     new Journal(dir).claim(server, '9007199254740993', 'give Steve diamond 1', 1000);
     const reopened = new Journal(dir);
     assert.deepEqual(reopened.pending(server), [{ serverId: server, id: '9007199254740993', command: 'give Steve diamond 1', claimedAt: 1000 }]);
-    reopened.settle(server, '9007199254740993');
+    reopened.settle(server, '9007199254740993', 3);
     assert.deepEqual(reopened.pending(), [], 'settled at once in memory');
     reopened.flush();
     assert.deepEqual(new Journal(dir).pending(), []);
@@ -34,7 +34,7 @@ describe('journal', () => {
     const journal = new Journal(dir);
     journal.claim(server, '1', 'say one', 1);
     journal.recordOutcome(server, '1', { result: 'done' }, 2);
-    journal.settle(server, '1');
+    journal.settle(server, '1', 3);
     assert.equal(readJournal(dir).length, 1, 'not written yet: a crash now reports it again, which the API answers as already settled');
     journal.claim(server, '2', 'say two', 3);
     assert.deepEqual(readJournal(dir).map((e) => e.id), ['2']);
@@ -109,7 +109,7 @@ describe('journal', () => {
     // Every delivery writes a claim and an outcome; the settle rides on the next claim.
     const deliveries = LOG_RECORDS_PER_SNAPSHOT + 10;
     for (let i = 0; i < deliveries; i++) {
-      if (i > 0) journal.settle(server, String(i - 1));
+      if (i > 0) journal.settle(server, String(i - 1), i);
       journal.claim(server, String(i), `say ${i}`, i);
       journal.recordOutcome(server, String(i), { result: 'done' }, i);
     }
@@ -119,15 +119,49 @@ describe('journal', () => {
     assert.deepEqual(new Journal(dir).pending().map((e) => [e.id, e.outcome?.result]), [[String(deliveries - 1), 'done']]);
   });
 
-  test('a journal.json written before the log existed (entries at the top level) is read and reported', () => {
+  test('a journal.json porter did not write stops the start with the file named, and changes nothing', () => {
     const dir = stateDir();
-    const old = { serverId: server, id: '5', command: 'say old', claimedAt: 1, outcome: { result: 'done' }, outcomeAt: 2 };
-    writeFileSync(join(dir, 'journal.json'), JSON.stringify({ [`${server}/5`]: old }));
-    const journal = new Journal(dir);
-    assert.deepEqual(journal.pending(), [old]);
-    journal.settle(server, '5');
+    writeFileSync(join(dir, 'journal.json'), JSON.stringify({ [`${server}/5`]: { id: '5' } }));
+    const before = listing(dir);
+    assert.throws(() => new Journal(dir), (error: Error & { code?: string }) => {
+      assert.equal(error.code, 'E_JOURNAL_READ');
+      assert.ok(error.message.includes(join(dir, 'journal.json')), error.message);
+      return true;
+    });
+    assert.deepEqual(listing(dir), before);
+  });
+
+  test('a settled id is remembered with its outcome across restarts, and is no longer pending', () => {
+    const dir = stateDir();
+    const journal = new Journal(dir, { now: () => 4 });
+    journal.claim(server, '12', 'give Steve diamond 1', 1);
+    journal.recordOutcome(server, '12', { result: 'failed', reason: 'the game answered: No player was found' }, 2);
+    journal.settle(server, '12', 3);
     journal.flush();
-    assert.deepEqual(new Journal(dir).pending(), []);
+    const reopened = new Journal(dir, { now: () => 4 });
+    assert.deepEqual(reopened.pending(), []);
+    const recall = reopened.recall(server, '12', 4);
+    assert.equal(recall?.kind, 'settled');
+    assert.deepEqual(recall?.kind === 'settled' ? recall.settled.outcome : undefined, { result: 'failed', reason: 'the game answered: No player was found' });
+    assert.equal(reopened.recall('00000000-0000-0000-0000-000000000002', '12', 4), undefined, 'remembered per server');
+  });
+
+  test('the settled-id memory is bounded in count per server and in age, across snapshots', () => {
+    const dir = stateDir();
+    const limits = { maxPerServer: 3, maxAgeMs: 1000 };
+    const journal = new Journal(dir, { settledLimits: limits, now: () => 10 });
+    for (let i = 0; i < 5; i++) {
+      journal.claim(server, String(i), `say ${i}`, i);
+      journal.recordOutcome(server, String(i), { result: 'done' }, i);
+      journal.settle(server, String(i), i);
+    }
+    journal.flush();
+    assert.deepEqual(['0', '1', '2', '3', '4'].map((id) => journal.recall(server, id, 10)?.kind), [undefined, undefined, 'settled', 'settled', 'settled']);
+    assert.equal(journal.recall(server, '4', 4 + 1001), undefined, 'older than the age bound');
+    const reopened = new Journal(dir, { settledLimits: limits, now: () => 10 });
+    assert.deepEqual(['1', '2', '4'].map((id) => reopened.recall(server, id, 10)?.kind), [undefined, 'settled', 'settled']);
+    const later = new Journal(dir, { settledLimits: limits, now: () => 5000 });
+    assert.equal(later.recall(server, '4', 10), undefined, 'aged out when the snapshot was written');
   });
 
   test('a crash between writing a new snapshot and starting its log: the old log is ignored and removed', () => {
@@ -140,21 +174,36 @@ describe('journal', () => {
     assert.ok(!readdirSync(dir).includes('journal-1.log'));
   });
 
-  test('a failed write throws a clear error, changes nothing, and the next write starts a clean log', () => {
+  test('a failed write throws a clear error, keeps the state in memory, and the next write makes all of it durable', () => {
     const dir = stateDir();
     // The first log the journal opens is a device that is always full: every write fails with ENOSPC.
     symlinkSync('/dev/full', join(dir, 'journal-1.log'));
     const journal = new Journal(dir);
+    assert.equal(journal.writable, true);
     assert.throws(() => journal.claim(server, '1', 'say one', 1), (error: Error & { code?: string }) => {
       assert.equal(error.code, 'E_JOURNAL_WRITE');
       assert.match(error.message, /ENOSPC.*check that the state directory is writable and the disk is not full/);
       return true;
     });
-    assert.deepEqual(journal.pending(), [], 'a claim that is not on disk must not be acted on');
+    assert.equal(journal.writable, false);
+    assert.equal(journal.writeFailures, 1);
+    assert.deepEqual(journal.pending().map((e) => e.id), ['1'], 'the caller reports it failed from memory');
     assert.ok(journal.lastWriteError);
     journal.claim(server, '2', 'say two', 2);
-    assert.equal(journal.lastWriteError, undefined);
-    assert.deepEqual(new Journal(dir).pending().map((e) => e.id), ['2']);
+    assert.equal(journal.writable, true);
+    assert.deepEqual(new Journal(dir).pending().map((e) => e.id), ['1', '2']);
+  });
+
+  test('tryRecover makes a journal that could not be written at start writable again', () => {
+    const dir = stateDir();
+    symlinkSync('/dev/full', join(dir, '.journal.json.tmp'));
+    const journal = new Journal(dir);
+    assert.equal(journal.writable, false, 'the snapshot at start could not be written');
+    assert.equal(journal.tryRecover(), false);
+    rmSync(join(dir, '.journal.json.tmp'));
+    assert.equal(journal.tryRecover(), true);
+    journal.claim(server, '1', 'say one', 1);
+    assert.deepEqual(new Journal(dir).pending().map((e) => e.id), ['1']);
   });
 });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
@@ -15,6 +15,7 @@ import {
   OutcomeUnknownError,
   type Executor,
 } from '../../src/executors/executor.js';
+import { FaultyFs } from '../helpers/faulty-fs.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /**
@@ -88,12 +89,12 @@ class ScriptedExecutor implements Executor {
   async close(): Promise<void> {}
 }
 
-function setup(overrides: Partial<DeliveryLoopOptions> = {}) {
+function setup(overrides: Partial<DeliveryLoopOptions> = {}, disk = new FaultyFs()) {
   const dir = mkdtempSync(join(tmpdir(), 'porter-loop-'));
   dirs.push(dir);
   const api = new ScriptedApi();
   const executor = new ScriptedExecutor();
-  const journal = new Journal(dir);
+  const journal = new Journal(dir, { files: disk.files() });
   const loop = new DeliveryLoop({
     serverId,
     api,
@@ -281,4 +282,131 @@ describe('delivery loop', () => {
     assert.equal(byId['101']?.result, 'done');
     assert.deepEqual(new Journal(dir).pending(), []);
   });
+
+  test('an id the API hands out again is never run again: its remembered outcome is reported again', async () => {
+    const t = setup();
+    t.executor.next.push(async () => 'No player was found');
+    t.api.queue.push({ kind: 'claimed', id: '20', command: 'give Steve diamond 1' }, { kind: 'claimed', id: '21', command: 'say hi' });
+    await waitFor(() => t.api.reports.length === 2);
+    t.api.queue.push({ kind: 'claimed', id: '20', command: 'give Steve diamond 1' }, { kind: 'claimed', id: '21', command: 'say hi' });
+    await waitFor(() => t.api.reports.length === 4);
+    t.stop.abort();
+    await t.running;
+    assert.deepEqual(t.executor.ran, ['say hi'], 'each id ran once (20 answered "No player was found", 21 ran)');
+    assert.deepEqual(t.api.reports.slice(2), t.api.reports.slice(0, 2), 'the same outcomes, reported again');
+  });
+
+  test('a settled id is remembered across a restart', async () => {
+    const t = setup();
+    t.api.queue.push({ kind: 'claimed', id: '30', command: 'say once' });
+    await waitFor(() => t.api.reports.length === 1);
+    t.stop.abort();
+    await t.running;
+    t.journal.close();
+    const api = new ScriptedApi();
+    const executor = new ScriptedExecutor();
+    const again = new DeliveryLoop({ ...loopOptions(api, executor), journal: new Journal(t.dir) });
+    const stop = new AbortController();
+    const running = again.run({ stop: stop.signal, hard: new AbortController().signal });
+    api.queue.push({ kind: 'claimed', id: '30', command: 'say once' });
+    await waitFor(() => api.reports.length === 1);
+    stop.abort();
+    await running;
+    assert.deepEqual(executor.ran, []);
+    assert.deepEqual(api.reports, [{ id: '30', result: 'done' }]);
+  });
+
+  test('an empty or blank command is failed and never sent', async () => {
+    const t = setup();
+    t.api.queue.push({ kind: 'claimed', id: '40', command: '' }, { kind: 'claimed', id: '41', command: ' \t ' });
+    await waitFor(() => t.api.reports.length === 2);
+    t.stop.abort();
+    await t.running;
+    assert.deepEqual(t.executor.ran, []);
+    for (const report of t.api.reports) assert.match(report.reason ?? '', /empty command; nothing was sent/);
+  });
+
+  test('a claim the journal cannot write is not run and is reported failed; nothing is claimed until the journal is writable again', async () => {
+    const disk = new FaultyFs();
+    const t = setup({}, disk);
+    await waitFor(() => t.api.pulls > 0, { what: 'the first idle pull' });
+    disk.refuseWith = 'ENOSPC';
+    t.api.queue.push({ kind: 'claimed', id: '50', command: 'give Steve diamond 1' });
+    await waitFor(() => t.api.reports.length === 1, { what: 'the failed report' });
+    assert.equal(t.api.reports[0]?.result, 'fail');
+    assert.match(t.api.reports[0]?.reason ?? '', /^not run: porter could not record the claim in its journal/);
+    assert.equal(t.journal.writable, false);
+    const pulls = t.api.pulls;
+    t.api.queue.push({ kind: 'claimed', id: '51', command: 'give Alex diamond 1' });
+    // The loop retries the journal about every second; give it several tries while the disk is full.
+    await waitFor(() => disk.writes > 0 && t.journal.writeFailures >= 3, { what: 'the loop retrying the journal', timeoutMs: 30_000 });
+    assert.equal(t.api.pulls, pulls, 'pulled while the journal could not be written');
+    disk.refuseWith = undefined;
+    await waitFor(() => t.api.reports.length === 2, { what: 'deliveries resuming by themselves', timeoutMs: 30_000 });
+    t.stop.abort();
+    await t.running;
+    assert.deepEqual(t.executor.ran, ['give Alex diamond 1']);
+    assert.deepEqual(t.api.reports[1], { id: '51', result: 'done' });
+  });
+
+  test('an outcome the journal cannot write is still reported', async () => {
+    const disk = new FaultyFs();
+    const t = setup({}, disk);
+    t.executor.next.push(async (command) => {
+      t.executor.ran.push(command);
+      disk.refuseWith = 'EIO';
+      return '';
+    });
+    t.api.queue.push({ kind: 'claimed', id: '60', command: 'give Steve diamond 1' });
+    await waitFor(() => t.api.reports.length === 1);
+    disk.refuseWith = undefined;
+    t.stop.abort();
+    await t.running;
+    assert.deepEqual(t.api.reports, [{ id: '60', result: 'done' }]);
+    assert.deepEqual(t.executor.ran, ['give Steve diamond 1']);
+  });
+
+  test('a secret echoed in a failure is scrubbed from the report and the journal', async () => {
+    const secret = 'rcon-Pa55word!';
+    const t = setup({ scrub: (text) => text.split(secret).join('[Redacted]') });
+    t.executor.next.push(async () => {
+      throw new CommandFailedError(`exit status 1: auth failed for password ${secret}`);
+    });
+    t.api.queue.push({ kind: 'claimed', id: '70', command: 'rank Steve vip' });
+    await waitFor(() => t.api.reports.length === 1);
+    t.stop.abort();
+    await t.running;
+    assert.equal(t.api.reports[0]?.reason, 'exit status 1: auth failed for password [Redacted]');
+    const onDisk = readdirSync(t.dir).map((name) => readFileSync(join(t.dir, name), 'utf8')).join('');
+    assert.ok(!onDisk.includes(secret), 'the password reached the journal');
+  });
+
+  test('a report the API refuses is not logged or counted as a failed pull', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const t = setup({ logger });
+    t.api.reportFailuresLeft = 1;
+    t.api.queue.push({ kind: 'claimed', id: '80', command: 'say hi' });
+    await waitFor(() => t.api.reports.length === 1, { timeoutMs: 20_000 });
+    t.stop.abort();
+    await t.running;
+    assert.ok(lines.some((line) => /report not accepted yet/.test(line)));
+    assert.ok(!lines.some((line) => /pull failed/.test(line)), lines.join(''));
+  });
 });
+
+function loopOptions(api: ScriptedApi, executor: ScriptedExecutor): Omit<DeliveryLoopOptions, 'journal'> {
+  return {
+    serverId,
+    api,
+    executor,
+    players: { get: async () => [] },
+    policy: { check: () => ({ ok: true }) },
+    failureIn: () => null,
+    idleDelay: () => 5,
+    pullDelay: () => 0,
+    notSentRetryMs: 100,
+    clock: systemClock,
+    logger: pino({ level: 'silent' }),
+  };
+}

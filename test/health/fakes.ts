@@ -63,11 +63,12 @@ export function fakeServer(id: string, name?: string): { part: HealthServerPart;
 export function fakeDaemon(
   servers: HealthServerPart[],
   journalDir: string,
-): HealthSource & { pendingIds: { serverId: string; id: string }[]; writeError: Error | undefined; journalPath: string } {
+): HealthSource & { pendingIds: { serverId: string; id: string }[]; writeError: Error | undefined; writeFailures: number; journalPath: string } {
   const daemon = {
     servers,
     pendingIds: [] as { serverId: string; id: string }[],
     writeError: undefined as Error | undefined,
+    writeFailures: 0,
     journalPath: `${journalDir}/journal.json`,
     journal: {
       get path() {
@@ -76,6 +77,9 @@ export function fakeDaemon(
       pending: (serverId?: string) => daemon.pendingIds.filter((e) => serverId === undefined || e.serverId === serverId),
       get lastWriteError() {
         return daemon.writeError;
+      },
+      get writeFailures() {
+        return daemon.writeFailures;
       },
     },
   };

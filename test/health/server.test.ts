@@ -118,6 +118,10 @@ describe('health server over a fake daemon', () => {
     for (const server of Object.values(body.servers) as { reasons: string[] }[]) {
       assert.ok(server.reasons.some((r) => /journal not writable: the last write failed \(ENOSPC\)/.test(r)));
     }
+    daemon.writeFailures = 3;
+    const m = parseMetrics((await get(health, '/metrics')).text);
+    assert.equal(sample(m, 'porter_journal_writable'), 0);
+    assert.equal(sample(m, 'porter_journal_write_failures_total'), 3);
   });
 
   test('a state directory that refuses writes is noticed before any delivery fails', async () => {

@@ -49,6 +49,11 @@ export class FakeClock implements Clock {
     return this.#sleepers.length;
   }
 
+  /** When the earliest pending sleep ends; undefined when nothing sleeps. */
+  get nextWakeAt(): number | undefined {
+    return this.#sleepers.length === 0 ? undefined : Math.min(...this.#sleepers.map((s) => s.at));
+  }
+
   /** Moves time forward, waking every sleeper whose time has come, in time order. */
   advance(ms: number): void {
     this.#now += ms;

@@ -25,10 +25,17 @@ const KILLS = 24;
 /** The platform's processing timeout in the fake: only a claim porter never learned waits for it. */
 const PROCESSING_TIMEOUT_MS = 6000;
 
-const between = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1));
+/**
+ * The schedule's randomness, seeded: the seed is printed, and PORTER_CRASH_SEED=<seed> replays the
+ * same schedule (kill points are wall-clock delays, so a replay is close, not exact).
+ */
+const SEED = Number(process.env.PORTER_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const random = mulberry32(SEED);
+const between = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
 
 describe('SIGKILL at random points, restarted each time', () => {
   test(`${KILLS} kills against ${COMMANDS} commands: none runs twice, every claim porter learned is reported exactly once`, async (t) => {
+    t.diagnostic(`schedule seed ${SEED} (replay with PORTER_CRASH_SEED=${SEED})`);
     const bed = await startBed({
       api: { budget: { perWindow: 100_000, windowMs: 60_000 }, processingTimeoutMs: PROCESSING_TIMEOUT_MS },
     });
@@ -40,7 +47,7 @@ describe('SIGKILL at random points, restarted each time', () => {
       });
       // Half the commands take the game 40–200 ms, half answer at once, so kills land before,
       // during and after the RCON exchange as well as around the journal writes.
-      const gameDelay = () => (Math.random() < 0.5 ? between(0, 5) : between(40, 200));
+      const gameDelay = () => (random() < 0.5 ? between(0, 5) : between(40, 200));
       bed.rcon.setHandler((command) => (command.startsWith('say crash-') ? { text: '', delayMs: gameDelay() } : undefined));
       // Some done calls are settled by the API only after 150 ms: a kill in between leaves porter
       // not knowing its report was accepted, so it reports again after the restart (and gets 409).
@@ -64,6 +71,15 @@ describe('SIGKILL at random points, restarted each time', () => {
         assert.equal(porter.exit, undefined, `porter exited on its own before kill ${kill + 1}\n${porter.tail()}`);
         const delay = between(20, 600);
         await new Promise((resolve) => setTimeout(resolve, delay)); // the random kill point, not a condition
+        if (kill % 3 === 2) {
+          // Frozen and thawed at that instant (a paused VM or container), then killed a while later.
+          const frozen = between(100, 1500);
+          porter.kill('SIGSTOP');
+          await new Promise((resolve) => setTimeout(resolve, frozen));
+          porter.kill('SIGCONT');
+          await new Promise((resolve) => setTimeout(resolve, between(0, 300)));
+          mode += `,frozen ${frozen}`;
+        }
         porter.kill('SIGKILL');
         const exit = await porter.waitExit();
         assert.equal(exit.signal, 'SIGKILL', `porter had already exited: ${JSON.stringify(exit)}\n${porter.tail()}`);
@@ -119,7 +135,7 @@ describe('SIGKILL at random points, restarted each time', () => {
           else tally.unknownNotRan++;
         }
       }
-      t.diagnostic(`kills: ${schedule.join(' ')}`);
+      t.diagnostic(`kills (seed ${SEED}): ${schedule.join(' ')}`);
       t.diagnostic(
         `${tally.executed} executed, ${tally.unknownRan} failed as outcome unknown after running, ${tally.unknownNotRan} failed as outcome unknown without running, ${tally.claimGap} lost in the claim gap, ${tally.reReported} reported again after a kill (409); ${openAtLastStart} left for the last start`,
       );
@@ -128,3 +144,15 @@ describe('SIGKILL at random points, restarted each time', () => {
     }
   });
 });
+
+/** A small seeded PRNG (mulberry32): the same seed gives the same schedule. */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -25,16 +25,41 @@ function allowed(policy: CommandPolicy, command: string): void {
 /** What a store renders from a template with a buyer-chosen nickname. */
 const render = (template: string, nickname: string) => template.replaceAll('{player}', nickname);
 
+const names = (command: string) => commandRoots(command).map((root) => root.name);
+
 describe('commandRoots', () => {
   test('strips slashes and namespaces, follows execute … run chains and ARK cheat prefixes', () => {
-    assert.deepEqual(commandRoots('  /Minecraft:OP   Steve '), [['op', 'steve']]);
-    assert.deepEqual(commandRoots('execute as @a at @s run execute if entity @s run bukkit:op x'), [
-      ['execute', 'as', '@a', 'at', '@s', 'run', 'execute', 'if', 'entity', '@s', 'run', 'bukkit:op', 'x'],
-      ['execute', 'if', 'entity', '@s', 'run', 'bukkit:op', 'x'],
-      ['op', 'x'],
-    ]);
-    assert.deepEqual(commandRoots('admincheat DoExit'), [['doexit']]);
-    assert.deepEqual(commandRoots(''), []);
+    assert.deepEqual(names('  /Minecraft:OP   Steve '), ['op']);
+    assert.deepEqual(names('execute as @a at @s run execute if entity @s run bukkit:op x'), ['execute', 'execute', 'op']);
+    assert.deepEqual(names('admincheat DoExit'), ['doexit']);
+    assert.deepEqual(names(''), []);
+  });
+
+  test('every run in an execute or return chain starts a possible command, a selector named run included', () => {
+    assert.deepEqual(names('execute as run run give @s diamond'), ['execute', 'run', 'give']);
+    assert.deepEqual(names('execute store result storage run x int 1 run op Mallory'), ['execute', 'x', 'op']);
+    assert.deepEqual(names('return run execute run deop x'), ['return', 'execute', 'deop']);
+    assert.deepEqual(names('give run diamond 1'), ['give'], 'outside a chain, run is just an argument');
+    assert.deepEqual(names('tellraw @a "run op"'), ['tellraw']);
+  });
+
+  test('1.12 execute, Essentials sudo and its c:/ chat form', () => {
+    assert.deepEqual(names('execute @a ~ ~1 ~ op x'), ['execute', 'op']);
+    assert.deepEqual(names('execute @p 0 64 0 detect ~ ~-1 ~ stone 0 stop'), ['execute', 'stop']);
+    assert.deepEqual(names('execute positioned 1 64 1 run give Steve diamond'), ['execute', 'give'], 'modern syntax with coordinates');
+    assert.deepEqual(names('sudo Owner c:/op Mallory'), ['sudo', 'op']);
+    assert.deepEqual(names('essentials:esudo * execute run stop'), ['esudo', 'execute', 'stop']);
+  });
+
+  test('a root matches whole tokens from where it starts', () => {
+    const op = commandRoots('execute run /minecraft:OP Mallory now')[1]!;
+    assert.ok(op.startsWith(['op']) && op.startsWith(['op', 'mallory']) && op.startsWith(['op', 'mallory', 'now']));
+    assert.ok(!op.startsWith(['op', 'steve']) && !op.startsWith(['op', 'mallory', 'now', 'later']) && !op.startsWith([]));
+  });
+
+  test('stays linear: a line of 100,000 run tokens, or of 30,000 nested chains, is read at once', () => {
+    assert.equal(commandRoots(`execute ${'run '.repeat(100_000)}op x`).length, 100_001);
+    assert.equal(commandRoots(`${'execute run '.repeat(30_000)}stop`).length, 30_001);
   });
 });
 
@@ -114,6 +139,18 @@ describe('command policy: regex rules and allow lists', () => {
     // Deny wins over allow.
     assert.match(refused(policy, 'execute as Steve run op Steve'), /"op"/);
     assert.match(refused(compileCommandPolicy(minecraft, { allow: ['op'], defaultDeny: true }), 'op Steve'), /"op"/);
+  });
+
+  test('with allow, every place a chain may start a command must be allowed: a selector named run errs on refusing', () => {
+    const policy = compileCommandPolicy(minecraft, { allow: ['execute', 'return', 'give'], defaultDeny: true });
+    allowed(policy, 'execute as Steve at @s run give @s diamond');
+    allowed(policy, 'return run execute as Steve run give @s diamond');
+    // The game runs give here, but "at" follows a token run too, so it could have been a command.
+    assert.equal(
+      refused(policy, 'execute as run at @s run give @s diamond'),
+      'not allowed by commandPolicy.allow: no entry matches the command root "at" at a place where this line may start a command (every command after a "run" in an execute or return chain, or after "sudo <player>", must be allowed too)',
+    );
+    assert.match(refused(policy, `execute ${Array.from({ length: 8 }, (_, i) => `run cmd${i}`).join(' ')}`), /"cmd0", "cmd1", "cmd2", "cmd3", "cmd4", …/);
   });
 
   test('an empty allow list allows nothing', () => {

@@ -78,6 +78,15 @@ export const MINECRAFT_FAILURE_PATTERNS: readonly RegExp[] = [
  * (wipes every entity, players and their items included), transfer (sends players to another
  * server's address). Owners who really sell one of these set commandPolicy.defaultDeny to false
  * and list their own deny rules.
+ *
+ * Commands that run another command are read, not denied (command-roots.ts): `execute … run`,
+ * `return run`, the 1.12 `execute <entity> <x> <y> <z> <command>`, Essentials' `sudo`. The one
+ * vanilla way left to run a command from an argument is a command block: it runs the text of
+ * its `Command` NBT tag, which setblock, fill, summon (command_block_minecart), give and
+ * `data merge` write as `Command:"…"` and `data modify` addresses as the path `Command`
+ * (minecraft.wiki Command Block, "Block data"). It only works with enable-command-block=true,
+ * but a store never writes one, so the tag is refused wherever it appears. NBT keys are case
+ * sensitive, so a player named Command (`give Command diamond 1`) still passes.
  */
 export const MINECRAFT_DEFAULT_DENY: readonly string[] = [
   'op',
@@ -91,6 +100,7 @@ export const MINECRAFT_DEFAULT_DENY: readonly string[] = [
   'save-off',
   'kill @e',
   'transfer',
+  '/\\bCommand["\']?(?:\\s*:|\\s+(?:set|merge|append|prepend|insert)\\b)/',
 ];
 
 export function createMinecraftPreset(): GamePreset {
