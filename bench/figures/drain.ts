@@ -54,6 +54,12 @@ interface DrainRun {
   readonly doneMs: number;
   /** Where the time above T_min went: windows opening after k·W, and porter's own time in the last one. */
   readonly lostMs: { readonly windowsOpenedLate: number; readonly lastWindowWork: number };
+  /**
+   * The rolling rule's own minimum (alone only): claim k + P cannot come before windowMs after claim
+   * k, so the last claim cannot come before claim N − (⌈N/P⌉ − 1)·P plus (⌈N/P⌉ − 1)·W. The part above
+   * T_min is porter's own time for those first claims, paid again in every window.
+   */
+  readonly rollingIdealMs: number | null;
 }
 
 async function drainOnce(context: BenchContext, other: OtherClient): Promise<DrainRun> {
@@ -107,6 +113,9 @@ async function drainOnce(context: BenchContext, other: OtherClient): Promise<Dra
     const lastClaim = Math.max(...commands.map((c) => c.claimedAt ?? Number.NEGATIVE_INFINITY));
     const lastDone = Math.max(...commands.flatMap((c) => c.reports.map((r) => r.at)));
     const measuredMs = lastClaim - t0;
+    const claimTimes = commands.map((c) => c.claimedAt ?? Number.POSITIVE_INFINITY).sort((a, b) => a - b);
+    const laterWindows = Math.ceil(N / P) - 1;
+    const rollingIdealMs = other === 'none' ? claimTimes[N - laterWindows * P - 1]! - t0 + laterWindows * W : null;
     const bounded = other === 'none' || other === 'burst';
     const run: DrainRun = {
       measuredMs,
@@ -127,9 +136,10 @@ async function drainOnce(context: BenchContext, other: OtherClient): Promise<Dra
         windowsOpenedLate: windows.length > 0 ? windows.at(-1)!.start - t0 - (windows.length - 1) * W : 0,
         lastWindowWork: windows.length > 0 ? lastClaim - windows.at(-1)!.start : 0,
       },
+      rollingIdealMs,
     };
     context.progress(
-      `  ${other === 'none' ? 'alone' : `sharing (${other})`}: last claim ${measuredMs} ms after the first pull${bounded ? ` (ideal ${idealMs}), efficiency ${round(run.efficiency!, 3)}` : ''}, ${run.tooMany} × 429, ${run.retryAfterViolations} Retry-After violations; last window opened ${run.lostMs.windowsOpenedLate} ms late, porter's own time in it ${run.lostMs.lastWindowWork} ms`,
+      `  ${other === 'none' ? 'alone' : `sharing (${other})`}: last claim ${measuredMs} ms after the first pull${bounded ? ` (ideal ${idealMs}), efficiency ${round(run.efficiency!, 3)}` : ''}, ${run.tooMany} × 429, ${run.retryAfterViolations} Retry-After violations; last window opened ${run.lostMs.windowsOpenedLate} ms late, porter's own time in it ${run.lostMs.lastWindowWork} ms${rollingIdealMs === null ? '' : `; the rolling rule's minimum ${rollingIdealMs} ms`}`,
     );
     return run;
   } finally {
