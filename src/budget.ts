@@ -68,7 +68,7 @@ export interface RouteBudgetSnapshot {
   readonly used: number;
   /** floor(min(perWindow, X-RateLimit-Limit) × share). */
   readonly cap: number;
-  /** What X-RateLimit-Remaining still allows, when it allows less than porter's own count would. */
+  /** What X-RateLimit-Remaining still allows while it shows the other connector's calls (undefined when porter's own explain it). */
   readonly apiRemaining: number | undefined;
   /**
    * When `remaining` next grows: the end of what X-RateLimit-Remaining allows when that is the
@@ -96,7 +96,7 @@ interface RouteState {
   readonly log: CallLog;
   /** Last usable X-RateLimit-Limit. */
   limit: number | undefined;
-  /** What X-RateLimit-Remaining allows, when it is less than porter's own log would. */
+  /** What X-RateLimit-Remaining allows while it shows the other connector's calls. */
   allowance: Allowance | undefined;
   /** Last X-RateLimit-Remaining, to notice a platform window beginning (it stops going down). */
   lastRemaining: number | undefined;
@@ -110,7 +110,7 @@ function usable(value: number | undefined): number | undefined {
 }
 
 /** How long a 429 stops the route. */
-export function pauseAfter429(retryAfterMs: number | undefined, windowMs: number): number {
+function pauseAfter429(retryAfterMs: number | undefined, windowMs: number): number {
   const asked = retryAfterMs === undefined || Number.isNaN(retryAfterMs) ? windowMs : Math.ceil(retryAfterMs);
   return Math.min(RETRY_AFTER_MAX_MS, Math.max(RETRY_AFTER_FLOOR_MS, asked));
 }
