@@ -9,6 +9,13 @@ import { OutcomeUnknownError } from './executor.js';
  */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
+/**
+ * The largest single WebSocket message porter accepts from WebRCON: an answer at the cap, with
+ * room for its JSON envelope and escapes (quotes and backslashes double in size). A larger one
+ * drops the connection before it is read (undici's maxPayloadSize), since no answer can use it.
+ */
+export const MAX_WEBSOCKET_MESSAGE_BYTES = 2 * MAX_ANSWER_BYTES;
+
 /** How a cap reads in messages: "4 MiB", "64 KiB", "1000 bytes". */
 export function describeBytes(bytes: number): string {
   if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
