@@ -70,6 +70,26 @@ describe('ScriptExecutor', () => {
     assert.doesNotMatch(answer, /gci_secret_token_value|hunter2-secret/);
   });
 
+  test('no secret and no systemd credential variable reaches the script\'s environment', async () => {
+    const env = {
+      PATH: process.env.PATH,
+      PORTER_API_TOKEN: 'gci_secret_token_value',
+      PORTER_RCON_PASSWORD: 'hunter2-secret',
+      PORTER_RCON_PASSWORD_LOBBY: 'lobby-secret',
+      PORTER_API_TOKEN_FILE: '/run/secrets/token',
+      CREDENTIALS_DIRECTORY: '/run/credentials/porter.service',
+      PORTER_TEST_INHERITED: 'kept',
+    };
+    const printed = await executor([fixture('print-env.sh')], { env }).execute('say hello', context);
+    const names = printed.split('\n').filter(Boolean).map((line) => line.slice(0, line.indexOf('=')));
+    for (const name of ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD', 'PORTER_RCON_PASSWORD_LOBBY', 'PORTER_API_TOKEN_FILE', 'CREDENTIALS_DIRECTORY']) {
+      assert.ok(!names.includes(name), `${name} reached the script`);
+    }
+    assert.doesNotMatch(printed, /secret|credentials/);
+    assert.match(printed, /^PORTER_TEST_INHERITED=kept$/m);
+    assert.match(printed, /^PORTER_COMMAND=say hello$/m);
+  });
+
   test('a non-zero exit fails with the status and the last 20 lines of stderr', async () => {
     const error = await executor([fixture('fail.sh')]).execute('3', context).then(
       () => assert.fail('expected a failure'),
