@@ -117,11 +117,6 @@ export class RconConnection {
     this.#state = 'ready';
   }
 
-  /** How answers are paired on this connection now: the flavour, or `id0` once the server answered with id 0. */
-  get matching(): RconFlavour {
-    return this.#matching;
-  }
-
   /**
    * Runs one command and returns its whole answer. NotSentError when nothing was written;
    * OutcomeUnknownError once the command was written and no answer came (the connection is then
