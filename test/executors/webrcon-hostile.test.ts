@@ -7,6 +7,7 @@ import { OutcomeUnknownError } from '../../src/executors/executor.js';
 import { WebRconExecutor } from '../../src/executors/webrcon.js';
 import { parseFrame } from '../../src/executors/webrcon-protocol.js';
 import { FakeWebRconServer } from '../fakes/webrcon-server.js';
+import { fcOptions } from '../helpers/fc-options.js';
 
 /**
  * Issue 9 items 5 and 9 over WebRCON: an answer that floods, a message too large to hold, and
@@ -103,8 +104,7 @@ describe('WebRCON against a hostile server', () => {
 });
 
 describe('parseFrame, property-based', () => {
-  const seed = Number(process.env.PORTER_FC_SEED ?? 20_240_917);
-
+  
   test('any text is a frame with an integer Identifier and a string Message, or undefined; it never throws', () => {
     const anyText = fc.oneof(fc.string({ unit: 'binary' }), fc.json(), fc.jsonValue().map((value) => JSON.stringify(value)));
     const frameLike = fc
@@ -118,7 +118,7 @@ describe('parseFrame, property-based', () => {
         assert.equal(typeof frame.message, 'string');
         assert.ok(frame.type === undefined || typeof frame.type === 'string');
       }),
-      { seed, numRuns: 500 },
+      fcOptions({ numRuns: 500 }),
     );
   });
 });

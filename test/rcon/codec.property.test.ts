@@ -3,14 +3,15 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { encodePacket, LENGTH_PREFIX_BYTES, MIN_PACKET_LENGTH, PacketDecoder } from '../../src/rcon/codec.js';
 import { RconProtocolError } from '../../src/rcon/errors.js';
+import { fcOptions } from '../helpers/fc-options.js';
 
 /**
  * Issue 9 item 5: whatever bytes a game server sends, chunked however TCP delivers them, the
  * decoder yields packets or a clean protocol error (never an exception, never a packet mixed from
- * two), and holds at most one packet's worth of bytes. Seeded; PORTER_FC_SEED replays a failure.
+ * two), and holds at most one packet's worth of bytes. Seeded (see fcOptions): PORTER_FC_SEED
+ * replays a failure.
  */
 
-const seed = Number(process.env.PORTER_FC_SEED ?? 20_240_917);
 const MAX_PACKET = 512;
 
 type Summary = [id: number, type: number, body: string];
@@ -78,7 +79,7 @@ describe('PacketDecoder, property-based', () => {
         assert.equal(got.error !== undefined, expected.error);
         if (got.error) assert.ok(got.error instanceof RconProtocolError);
       }),
-      { seed, numRuns: 400 },
+      fcOptions({ numRuns: 400 }),
     );
   });
 
@@ -96,7 +97,7 @@ describe('PacketDecoder, property-based', () => {
           assert.deepEqual(got.packets, packets.map((p): Summary => [p.id, p.type, Buffer.from(p.body).toString('hex')]));
         },
       ),
-      { seed, numRuns: 300 },
+      fcOptions({ numRuns: 300 }),
     );
   });
 });

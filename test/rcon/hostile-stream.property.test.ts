@@ -7,16 +7,17 @@ import { bodyText, encodePacket, PacketDecoder, PacketType } from '../../src/rco
 import { RconConnection } from '../../src/rcon/connection.js';
 import { MINECRAFT_PROBE_TYPE } from '../../src/rcon/exchange.js';
 import { PASSWORD, silent } from './helpers/setup.js';
+import { fcOptions } from '../helpers/fc-options.js';
 
 /**
  * Issue 9 item 5 over a real socket: whatever a game server sends around an answer (packets for
  * other ids and of any type, invalid UTF-8, bytes that are not RCON, absurd lengths, an early
  * close), a command gets its own answer or fails as not sent / unknown: never an exception of
  * another kind, never text that belongs to another request, and the next command on the same
- * connection gets exactly its own answer. Seeded; PORTER_FC_SEED replays a failure.
+ * connection gets exactly its own answer. Seeded (see fcOptions): PORTER_FC_SEED replays a
+ * failure.
  */
 
-const seed = Number(process.env.PORTER_FC_SEED ?? 20_240_917);
 /**
  * Bytes that break the framing can swallow the answer, so some runs end in a timeout: short, to
  * keep the suite fast. A timeout is an allowed outcome (unknown), so a slow machine cannot fail it.
@@ -153,7 +154,7 @@ describe('RconConnection against a server sending anything around its answers', 
           connection.destroy();
         }
       }),
-      { seed, numRuns: 100 },
+      fcOptions({ numRuns: 100 }),
     );
   });
 });
