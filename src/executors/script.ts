@@ -1,3 +1,4 @@
+import { linkSignals } from '../abort.js';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
@@ -130,7 +131,7 @@ export class ScriptExecutor implements Executor {
   }
 
   private async run(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<RunResult> {
-    const stop = signal ? AbortSignal.any([signal, this.stopAll.signal]) : this.stopAll.signal;
+    const stop = linkSignals(signal, this.stopAll.signal);
     this.logger.debug({ commandId: context.id, file: this.file }, 'starting delivery script');
     let result: RunResult;
     try {
@@ -148,11 +149,13 @@ export class ScriptExecutor implements Executor {
         stdoutLimit: this.deps.maxStdoutBytes ?? 64 * 1024,
         stderrLimit: this.deps.maxStderrBytes ?? 16 * 1024,
         clock: this.clock,
-        signal: stop,
+        signal: stop.signal,
       });
     } catch (error) {
       if (error instanceof SpawnFailedError) throw this.notStarted(error, command);
       throw error;
+    } finally {
+      stop.release();
     }
     this.transientSpawnFailures = 0;
     return result;
