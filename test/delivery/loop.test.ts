@@ -198,7 +198,7 @@ describe('delivery loop', () => {
     t.executor.ready = true;
     await t.running;
     assert.deepEqual(t.executor.ran, []);
-    assert.match(t.api.reports[0]?.reason ?? '', /^not sent: the game server was unreachable for 100 ms/);
+    assert.match(t.api.reports[0]?.reason ?? '', /^not sent: could not be sent for 100 ms \(notSentRetryMs\): connection is down/);
   });
 
   test('a script that ran and failed is reported with its own message', async () => {
