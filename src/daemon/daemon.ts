@@ -35,7 +35,7 @@ export interface RunningDaemon {
 export async function runDaemon(options: DaemonOptions): Promise<number> {
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
-  const unlock = lockStateDir(config.stateDir);
+  const unlock = await lockStateDir(config.stateDir, { logger });
   const journal = new Journal(config.stateDir, { now: () => clock.now() });
   // Every secret of the config, whoever started the daemon, plus any the caller knows besides.
   const ownSecrets = configSecrets(config);
