@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.js';
+import { baseUrlProblems } from '../config/base-url.js';
 import type { Config } from '../config/schema.js';
 
 /** Paths (below the base URL's own path) of the three executor routes for one call. */
@@ -17,31 +18,15 @@ export interface BaseUrl {
   readonly pathPrefix: string;
 }
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
 /**
- * Splits the base URL for the pool. Plain http is refused except to loopback: the token travels
- * in every request (DESIGN §1, Transport). The config loader checks this too; the client checks
- * again because it is the part that actually sends the token.
+ * Splits the base URL for the pool. The client asks the same rules as the config schema
+ * (config/base-url.ts) because it is the part that actually sends the token: plain http only
+ * to loopback (DESIGN §1, Transport).
  */
 export function parseBaseUrl(baseUrl: string): BaseUrl {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new ConfigError(`api.baseUrl: "${baseUrl}" is not a URL; expected e.g. https://seller.example.com`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ConfigError(`api.baseUrl: expected an https:// URL, got ${url.protocol}//`);
-  }
-  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) {
-    throw new ConfigError(
-      `api.baseUrl: plain http:// to ${url.hostname} would send the API token unencrypted; use https:// (http is allowed only to loopback addresses)`,
-    );
-  }
-  if (url.search || url.hash) {
-    throw new ConfigError('api.baseUrl: must not contain a query string or fragment; give scheme, host and optional path only');
-  }
+  const [problem] = baseUrlProblems(baseUrl);
+  if (problem !== undefined) throw new ConfigError(`api.baseUrl: ${problem}`);
+  const url = new URL(baseUrl);
   return { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, '') };
 }
 

@@ -1,6 +1,5 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readJournal } from '../delivery/journal.js';
-import { join } from 'node:path';
+import { prepareStateDir } from '../delivery/state-dir.js';
 import { createApiClient } from '../api/client.js';
 import { systemClock } from '../clock.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
@@ -37,8 +36,9 @@ export async function runChecks(configOption: string | undefined): Promise<numbe
   }
   print({ ok: true, text: `config: ${config.configPath} (${config.servers.length} server${config.servers.length === 1 ? '' : 's'})` });
   for (const warning of config.warnings ?? []) process.stdout.write(`! ${warning}\n`);
-  print(checkStateDir(config.stateDir));
-  const backlog = journalBacklog(config.stateDir);
+  const stateDir = checkStateDir(config.stateDir);
+  print(stateDir);
+  const backlog = stateDir.ok ? journalBacklog(config.stateDir) : 0;
   if (typeof backlog !== 'number') print(backlog);
   else if (backlog > 0) {
     process.stdout.write(`! the journal holds ${backlog} command${backlog === 1 ? '' : 's'} still owed a report: porter reports ${backlog === 1 ? 'it' : 'them'} first when it starts\n`);
@@ -61,22 +61,18 @@ function journalBacklog(stateDir: string): number | CheckLine {
   }
 }
 
+/** The same check `porter run` makes before it opens the journal, so both agree. */
 function checkStateDir(stateDir: string): CheckLine {
-  const probe = join(stateDir, `.porter-check-${process.pid}`);
   try {
-    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-    writeFileSync(probe, 'ok');
-    rmSync(probe);
+    prepareStateDir(stateDir);
     return { ok: true, text: `state directory writable: ${stateDir}` };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    return { ok: false, text: `state directory ${stateDir} is not writable (${code}): create it and give porter's user write access`, exitCode: 78 };
+    return { ok: false, text: (error as Error).message, exitCode: exitCodeOf(error) };
   }
 }
 
 async function checkServer(server: ResolvedServer, config: Config): Promise<CheckLine[]> {
   const label = `server ${server.name ?? server.id}`;
-  process.stdout.write(`porter on Node.js ${process.version} (${process.platform}/${process.arch})\n`);
   const lines: CheckLine[] = [];
   const logger = await stderrLogger(config, 'error');
   const executor = createExecutor(server.executor, { logger, clock: systemClock });

@@ -1,7 +1,8 @@
+import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { checkBaseUrl, checkDuplicateServerIds } from './checks.js';
 import { ConfigInvalidError } from './errors.js';
+import { configFileWarning, listenWarning } from './exposure.js';
 import { configErrorMap, describeIssues } from './issues.js';
 import { readConfigFile } from './read-file.js';
 import { resolveServer } from './resolve-server.js';
@@ -23,7 +24,8 @@ export function configPathFrom(cliOption: string | undefined, env: NodeJS.Proces
 export async function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Config> {
   const file = resolve(path);
   const raw = await readConfigFile(file);
-  return parseConfig(raw, dirname(file), env, file);
+  const { mode } = await stat(file);
+  return parseConfig(raw, dirname(file), env, file, { fileMode: mode });
 }
 
 /** Names the source of a secret in a message when it is not the key itself. */
@@ -31,27 +33,26 @@ function from(key: string, origin: string | undefined): string {
   return origin !== undefined && origin !== key ? ` (from ${origin})` : '';
 }
 
-function get(raw: unknown, key: string): unknown {
-  return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>)[key] : undefined;
-}
-
 /**
  * Validates already-parsed JSON. `baseDir` anchors relative paths; `configPath` only names the
- * source in messages and in `Config.configPath`.
+ * source in messages and in `Config.configPath`; `fileMode` (the file's permission bits, when
+ * there is a file) lets it warn about a secret in a file other users can read.
  */
 export async function parseConfig(
   raw: unknown,
   baseDir: string,
   env: NodeJS.ProcessEnv = process.env,
   configPath = '(inline configuration)',
+  options: { readonly fileMode?: number } = {},
 ): Promise<Config> {
   const result = configSchema.safeParse(raw, { error: configErrorMap });
-  const problems = result.success ? [] : describeIssues(result.error.issues, configSchema, raw);
-  problems.push(...checkBaseUrl(get(get(raw, 'api'), 'baseUrl')), ...checkDuplicateServerIds(get(raw, 'servers')));
-  if (!result.success || problems.length > 0) throw new ConfigInvalidError(configPath, problems);
+  if (!result.success) throw new ConfigInvalidError(configPath, describeIssues(result.error.issues, configSchema, raw));
 
   const parsed = result.data;
-  const warnings: string[] = [];
+  const problems: string[] = [];
+  const warnings = [configFileWarning(parsed, configPath, options.fileMode), listenWarning(parsed, configPath)].filter(
+    (warning): warning is string => warning !== undefined,
+  );
   const secret = async (source: SecretSource): Promise<{ value?: string; origin?: string }> => {
     const found = await resolveSecret(source, baseDir, env);
     problems.push(...found.problems);

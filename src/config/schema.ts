@@ -1,9 +1,24 @@
 import { z } from 'zod';
+import { webrconAddress } from '../executors/webrcon-url.js';
+import { ruleProblem } from '../policy/rule-syntax.js';
+import { baseUrlProblems } from './base-url.js';
+import { LISTEN_FORM, parseListenAddress } from './listen-address.js';
 
 /**
  * The configuration file's shape (DESIGN §4). Every object is strict so a typo is an error that
  * names the key, never a silently ignored setting. Defaults live here and nowhere else.
+ *
+ * Everything `porter run` would refuse at start is refused here, with the same functions the
+ * run-time parts use (regex rules, listen address, base URL, WebRCON host), so `porter check`
+ * and `porter run` never disagree about a config.
  */
+
+/** Adds the problems `describe` finds as issues at the value's own key path. */
+function problemsOf<T>(describe: (value: T) => readonly string[]) {
+  return (value: T, ctx: z.RefinementCtx) => {
+    for (const message of describe(value)) ctx.addIssue({ code: 'custom', message });
+  };
+}
 
 const positiveMs = (fallback: number) => z.number().int().positive().default(fallback);
 
@@ -28,9 +43,24 @@ export const rconExecutorSchema = z.strictObject({
   maxRequestBytes: z.number().int().min(32).max(4096).default(1446).describe('Longest request packet sent; longer commands are failed unsent.'),
 });
 
+/** What the WebRCON executor can put in a ws:// URL. */
+const webrconHost = z
+  .string()
+  .min(1, { abort: true })
+  .superRefine(
+    problemsOf((host: string) => {
+      try {
+        webrconAddress(host, 1, '');
+        return [];
+      } catch {
+        return ['not a valid host name or IP address'];
+      }
+    }),
+  );
+
 export const webrconExecutorSchema = z.strictObject({
   type: z.literal('webrcon'),
-  host: z.string().min(1).default('127.0.0.1'),
+  host: webrconHost.default('127.0.0.1'),
   port: port.default(28016),
   ...secretSources,
   timeoutMs: positiveMs(5000),
@@ -88,9 +118,19 @@ export const failurePatternsSchema = z.union([
   z.strictObject({ mode: z.enum(['add', 'replace']).default('add'), patterns: z.array(regexString) }),
 ]).describe('Regular expressions (case-insensitive) that mark a game answer as failed. An array adds to the preset\'s.');
 
+const policyRule = z
+  .string()
+  .min(1, { abort: true })
+  .superRefine(
+    problemsOf((rule: string) => {
+      const problem = ruleProblem(rule);
+      return problem === undefined ? [] : [problem];
+    }),
+  );
+
 export const commandPolicySchema = z.strictObject({
-  allow: z.array(z.string().min(1)).optional().describe('When given, only commands matching one entry run. Entry: a root command ("give") or /regex/.'),
-  deny: z.array(z.string().min(1)).optional().describe('Commands matching any entry are failed unsent. Deny wins over allow.'),
+  allow: z.array(policyRule).optional().describe('When given, only commands matching one entry run. Entry: a root command ("give") or /regex/.'),
+  deny: z.array(policyRule).optional().describe('Commands matching any entry are failed unsent. Deny wins over allow.'),
   defaultDeny: z.boolean().default(true).describe('Also apply the preset\'s default deny list.'),
 });
 
@@ -106,23 +146,36 @@ export const serverSchema = z.strictObject({
   notSentRetryMs: positiveMs(20000).describe('How long a command that never reached the game server is retried before it is failed.'),
 });
 
-const budgetSchema = z.strictObject({
-  perWindow: z.number().int().positive().default(120),
-  windowMs: positiveMs(60000),
-  share: z.number().min(0).max(1).default(1).describe('Fraction of the per-window budget porter may spend; leave room for an official connector.'),
-});
+const budgetSchema = z
+  .strictObject({
+    perWindow: z.number().int().positive().default(120),
+    windowMs: positiveMs(60000),
+    share: z.number().min(0).max(1).default(1).describe('Fraction of the per-window budget porter may spend; leave room for an official connector.'),
+  })
+  .superRefine(
+    problemsOf(({ perWindow, share }: { perWindow: number; share: number }) =>
+      Math.floor(perWindow * share) < 1
+        ? [`perWindow (${perWindow}) × share (${share}) allows no call at all; raise share or perWindow so that their product is at least 1`]
+        : [],
+    ),
+  );
 
 const routeTemplate = z.string().startsWith('/', 'expected a path starting with "/"');
+const pullTemplate = routeTemplate.superRefine(
+  problemsOf((template: string) => (template.includes('{id}') ? ['the pull route has no command id yet: remove {id} from it'] : [])),
+);
 
 export const apiSchema = z.strictObject({
-  baseUrl: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL such as https://seller.example.com' }),
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: 'expected an http(s) URL such as https://seller.example.com', abort: true })
+    .superRefine(problemsOf(baseUrlProblems)),
   token: z.string().min(1).optional(),
   tokenFile: z.string().min(1).optional(),
   timeoutMs: positiveMs(10000),
   budget: budgetSchema.default({ perWindow: 120, windowMs: 60000, share: 1 }),
   routes: z
     .strictObject({
-      pull: routeTemplate.default('/v1/seller/servers/{serverId}/commands/pull'),
+      pull: pullTemplate.default('/v1/seller/servers/{serverId}/commands/pull'),
       done: routeTemplate.default('/v1/seller/servers/{serverId}/commands/{id}/done'),
       fail: routeTemplate.default('/v1/seller/servers/{serverId}/commands/{id}/fail'),
     })
@@ -136,7 +189,12 @@ export const apiSchema = z.strictObject({
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   api: apiSchema,
-  servers: z.array(serverSchema).min(1, 'expected at least one server'),
+  // `when`: duplicates are reported even while another key of a server is wrong, so one run shows every problem
+  // (except behind a fractional number, on which zod stops checking the list).
+  servers: z
+    .array(serverSchema)
+    .min(1, 'expected at least one server')
+    .superRefine(duplicateServerIds, { when: () => true }),
   poll: z.strictObject({ idleMs: positiveMs(1000) }).default({ idleMs: 1000 }),
   stateDir: z.string().min(1).default('./state'),
   log: z
@@ -147,9 +205,27 @@ export const configSchema = z.strictObject({
     .default({ level: 'info' }),
   shutdown: z.strictObject({ drainMs: positiveMs(10000) }).default({ drainMs: 10000 }),
   health: z
-    .strictObject({ listen: z.string().regex(/^[^:]+:\d+$|^\[[0-9a-fA-F:]+\]:\d+$/, 'expected host:port, e.g. 127.0.0.1:9464') })
+    .strictObject({
+      listen: z
+        .string()
+        .regex(/^[^:[\]]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/, { error: `expected ${LISTEN_FORM}`, abort: true })
+        .superRefine(problemsOf((listen: string) => (parseListenAddress(listen) ? [] : [`expected ${LISTEN_FORM}`])))
+        .describe('Address of the /healthz and /metrics endpoint; keep it on loopback unless a scraper elsewhere needs it.'),
+    })
     .optional(),
 });
+
+/** Two entries with one id would run two delivery loops that claim from the same queue and budget. */
+function duplicateServerIds(servers: readonly unknown[], ctx: z.RefinementCtx): void {
+  const seen = new Map<string, number>();
+  servers.forEach((server, index) => {
+    const id = server && typeof server === 'object' ? (server as { id?: unknown }).id : undefined;
+    if (typeof id !== 'string') return;
+    const first = seen.get(id.toLowerCase());
+    if (first === undefined) seen.set(id.toLowerCase(), index);
+    else ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `the same server id as servers[${first}].id; each server may appear only once` });
+  });
+}
 
 /** The file as written. */
 export type ConfigInput = z.input<typeof configSchema>;

@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Config } from './schema.js';
 import { describeFsError } from './read-file.js';
+import { secretFileWarning } from './exposure.js';
 
 /**
  * Where one secret may come from. Precedence, highest first:
@@ -40,22 +41,29 @@ const CREDENTIALS_VARIABLE = /^\$(?:\{CREDENTIALS_DIRECTORY\}|CREDENTIALS_DIRECT
  * Resolves a `tokenFile`/`passwordFile` value: relative to the config file's folder, and a leading
  * `$CREDENTIALS_DIRECTORY` expanded so a unit file can use `LoadCredential=` with any name.
  */
-export function secretFilePath(file: string, baseDir: string, env: NodeJS.ProcessEnv): { path?: string; problem?: string } {
+export function secretFilePath(file: string, baseDir: string, env: NodeJS.ProcessEnv): { path?: string; credential?: boolean; problem?: string } {
   if (CREDENTIALS_VARIABLE.test(file)) {
     const dir = env.CREDENTIALS_DIRECTORY;
     if (!dir) {
       return { problem: 'refers to $CREDENTIALS_DIRECTORY, which is not set (porter is not running under systemd with LoadCredential=): use a plain path instead' };
     }
-    return { path: join(dir, file.replace(CREDENTIALS_VARIABLE, '')) };
+    return { path: join(dir, file.replace(CREDENTIALS_VARIABLE, '')), credential: true };
   }
   return { path: isAbsolute(file) ? file : resolve(baseDir, file) };
 }
 
-async function readSecretFile(path: string): Promise<{ value?: string; problem?: string }> {
+/** The trimmed content and the permission bits of one opened file (so both describe the same file). */
+async function readSecretFile(path: string): Promise<{ value?: string; mode?: number; problem?: string }> {
   try {
-    const value = (await readFile(path, 'utf8')).trim();
-    if (value === '') return { problem: `${path} is empty: write the secret into it` };
-    return { value };
+    const file = await open(path, 'r');
+    try {
+      const [{ mode }, text] = await Promise.all([file.stat(), file.readFile('utf8')]);
+      const value = text.trim();
+      if (value === '') return { problem: `${path} is empty: write the secret into it` };
+      return { value, mode };
+    } finally {
+      await file.close();
+    }
   } catch (error) {
     return { problem: `cannot read ${path}: ${describeFsError(error)}` };
   }
@@ -84,6 +92,9 @@ export async function resolveSecret(source: SecretSource, baseDir: string, env: 
     if (!where.path) return { problems: [...problems, `${source.fileKey}: ${where.problem}`], warnings };
     const read = await readSecretFile(where.path);
     if (read.problem !== undefined) problems.push(`${source.fileKey}: ${read.problem}`);
+    // systemd's credentials directory is private to the service whatever the file's bits say.
+    const exposed = read.mode !== undefined && !where.credential ? secretFileWarning(source.fileKey, where.path, read.mode) : undefined;
+    if (exposed !== undefined) warnings.push(exposed);
     return { ...(read.value !== undefined && { value: read.value, origin: source.fileKey }), problems, warnings };
   }
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { createApiClient } from '../api/client.js';
-import { systemClock, type Clock } from '../clock.js';
+import { startDeadline, systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { Journal } from '../delivery/journal.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
@@ -35,7 +35,7 @@ export interface RunningDaemon {
 export async function runDaemon(options: DaemonOptions): Promise<number> {
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
-  const unlock = lockStateDir(config.stateDir);
+  const unlock = await lockStateDir(config.stateDir, { logger });
   const journal = new Journal(config.stateDir, { now: () => clock.now() });
   // Every secret of the config, whoever started the daemon, plus any the caller knows besides.
   const ownSecrets = configSecrets(config);
@@ -54,6 +54,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const removeSignalHandlers = options.handleSignals ? onStopSignals(requestStop) : () => {};
   options.stopSignal?.addEventListener('abort', requestStop, { once: true });
   let exitCode = 0;
+  let cancelDrainBound = () => {};
 
   function requestStop(): void {
     if (stop.signal.aborted) {
@@ -63,7 +64,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     }
     logger.info({ drainMs: config.shutdown.drainMs }, 'stopping: no new pulls; finishing the command in hand');
     stop.abort();
-    setTimeout(() => hard.abort(), config.shutdown.drainMs).unref();
+    cancelDrainBound = startDeadline(clock, config.shutdown.drainMs, () => hard.abort());
   }
 
   try {
@@ -85,6 +86,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     exitCode = exitCodeOf(error);
     logger.error({ err: error }, fatalMessage(error));
   } finally {
+    cancelDrainBound();
     removeSignalHandlers();
     stop.abort();
     await Promise.allSettled([...servers.map((parts) => parts.executor.close()), health?.close()]);

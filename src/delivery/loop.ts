@@ -272,7 +272,7 @@ export class DeliveryLoop {
         return failure === null ? { result: 'done' } : failed(`the game answered: ${failure}`);
       } catch (error) {
         if (error instanceof NotSentError) {
-          const notSent = () => failed(`not sent: the game server was unreachable for ${this.#o.notSentRetryMs} ms (${error.message})`);
+          const notSent = () => failed(`not sent: could not be sent for ${this.#o.notSentRetryMs} ms (notSentRetryMs): ${error.message}`);
           const left = giveUpAt - clock.now();
           if (left <= 0 || hard.aborted) return notSent();
           this.#log.warn({ id, attempt, err: error.message }, 'command not sent yet: waiting for the game server');

@@ -37,16 +37,18 @@ export interface ExecutorStats {
   readonly reconnects: number;
 }
 
+// The codes are typed `string` so that a subclass can name its case more precisely and still be
+// handled as its parent by the delivery loop.
 export class CommandRefusedError extends PorterError {
-  override readonly code = 'E_COMMAND_REFUSED';
+  override readonly code: string = 'E_COMMAND_REFUSED';
 }
 
 export class NotSentError extends PorterError {
-  override readonly code = 'E_NOT_SENT';
+  override readonly code: string = 'E_NOT_SENT';
 }
 
 export class OutcomeUnknownError extends PorterError {
-  override readonly code = 'E_OUTCOME_UNKNOWN';
+  override readonly code: string = 'E_OUTCOME_UNKNOWN';
 }
 
 export class CommandFailedError extends PorterError {

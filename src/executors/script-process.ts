@@ -39,29 +39,64 @@ export type RunResult =
   | (Captured & { readonly kind: 'exited'; readonly code: number | null; readonly signal: NodeJS.Signals | null })
   | (Captured & { readonly kind: 'timed-out' | 'aborted'; readonly killedWith: 'SIGTERM' | 'SIGKILL' });
 
+/**
+ * Spawn errors where the OS refused a resource for the moment (processes, open files, memory, or
+ * the file is being written): the same spawn may work shortly, so they are retried with backoff.
+ * Every other error (ENOENT, EACCES, E2BIG, ENOTDIR, ELOOP, ENAMETOOLONG, ENOEXEC, an invalid
+ * argument, …) follows from the file or the command and would fail the same way every time.
+ */
+const TRANSIENT_SPAWN_ERRORS: ReadonlySet<string> = new Set(['EAGAIN', 'EMFILE', 'ENFILE', 'ENOMEM', 'ETXTBSY']);
+
 /** The executable never ran (ENOENT, EACCES, E2BIG, …). */
 export class SpawnFailedError extends PorterError {
   override readonly code = 'E_SPAWN_FAILED';
+  /** The errno code (`ENOENT`), or the error's name when it had none. */
+  readonly errno: string;
+  /** True when trying again shortly may work (see TRANSIENT_SPAWN_ERRORS). */
+  readonly transient: boolean;
+
   constructor(
     readonly file: string,
-    readonly reason: string,
+    error: unknown,
   ) {
-    super(`could not start "${file}": ${reason}`);
+    const errno = (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.name : 'unknown error');
+    super(`could not start "${file}": ${describeSpawnError(errno)}`);
+    this.errno = errno;
+    this.transient = TRANSIENT_SPAWN_ERRORS.has(errno);
   }
 }
 
-function describeSpawnError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  switch (code) {
+/** Only the code and what it means here: Node's spawn errors carry spawnargs, which hold the command text. */
+function describeSpawnError(errno: string): string {
+  switch (errno) {
     case 'ENOENT':
       return 'ENOENT (no such file, or a "#!" interpreter it names is missing)';
     case 'EACCES':
-      return 'EACCES (not executable by this user: chmod +x it, and check the folders leading to it)';
+      return 'EACCES (not executable by this user, or a folder: chmod +x it, and check the folders leading to it and noexec mounts)';
+    case 'EPERM':
+      return 'EPERM (the system does not permit running it: check its mount options and any security policy)';
+    case 'ENOTDIR':
+      return 'ENOTDIR (a part of its path is a file, not a folder)';
+    case 'ELOOP':
+      return 'ELOOP (too many symbolic links in its path)';
+    case 'ENAMETOOLONG':
+      return 'ENAMETOOLONG (its path is too long)';
+    case 'ENOEXEC':
+      return 'ENOEXEC (not a program this system can run: give a script a "#!" line naming its interpreter)';
     case 'E2BIG':
-      return 'E2BIG (the command is too long to pass as an argument)';
+      return 'E2BIG (the command is too long to pass as an argument: Linux allows 128 KiB per argument and about 2 MB for all arguments and the environment)';
+    case 'EAGAIN':
+      return 'EAGAIN (the system refused a new process for now: too many processes for this user?)';
+    case 'EMFILE':
+      return 'EMFILE (porter has too many open files for now)';
+    case 'ENFILE':
+      return 'ENFILE (the system has too many open files for now)';
+    case 'ENOMEM':
+      return 'ENOMEM (not enough memory to start it for now)';
+    case 'ETXTBSY':
+      return 'ETXTBSY (the file is open for writing: is it being updated?)';
     default:
-      // Only the code: Node's spawn errors carry spawnargs, which hold the command text.
-      return code ?? (error instanceof Error ? error.name : 'unknown error');
+      return errno;
   }
 }
 
@@ -82,7 +117,7 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 
 function startChild(options: RunProcessOptions): ChildProcess {
   const [file, ...args] = options.argv;
-  if (file === undefined) throw new SpawnFailedError('', 'no executable given');
+  if (file === undefined) throw new SpawnFailedError('', { code: 'ENOENT' });
   try {
     return spawn(file, args, {
       shell: false,
@@ -94,7 +129,7 @@ function startChild(options: RunProcessOptions): ChildProcess {
       windowsHide: true,
     });
   } catch (error) {
-    throw new SpawnFailedError(file, describeSpawnError(error));
+    throw new SpawnFailedError(file, error);
   }
 }
 
@@ -123,7 +158,7 @@ export async function runProcess(options: RunProcessOptions): Promise<RunResult>
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => {
       child.off('spawn', onSpawn);
-      reject(new SpawnFailedError(file, describeSpawnError(error)));
+      reject(new SpawnFailedError(file, error));
     };
     const onSpawn = () => {
       child.off('error', onError);

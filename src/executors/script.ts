@@ -1,3 +1,4 @@
+import { linkSignals } from '../abort.js';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
@@ -5,6 +6,7 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { ResolvedExecutor } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
+import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
 import {
   assertSingleLine,
   CommandFailedError,
@@ -43,6 +45,21 @@ const STDERR_LINES = 20;
 const STDERR_CHARS = 2048;
 
 /**
+ * Pause after a spawn the OS refused for the moment (EAGAIN, EMFILE, …): the delivery loop waits
+ * for readiness before trying again, so a busy system is not hit with a spawn per millisecond.
+ */
+const SPAWN_RETRY_BACKOFF: BackoffPolicy = { initialMs: 100, maxMs: 2000 };
+
+/**
+ * The script could not be started, and would not start on a retry either (no such file, not
+ * executable, the command too long for an argument): nothing ran, and the command fails at once.
+ * A CommandRefusedError to the delivery loop: failed, never sent.
+ */
+export class ScriptNotStartedError extends CommandRefusedError {
+  override readonly code: string = 'E_SCRIPT_NOT_STARTED';
+}
+
+/**
  * Runs a local executable per command (DESIGN §3): the command is its last argument, never
  * parsed by a shell; exit 0 is done, anything else failed; a timeout kills its process group.
  */
@@ -52,6 +69,9 @@ export class ScriptExecutor implements Executor {
   private readonly logger: Logger;
   private readonly stopAll = new AbortController();
   private readonly running = new Set<Promise<unknown>>();
+  /** Spawns refused for the moment in a row, and when the next may be tried. */
+  private transientSpawnFailures = 0;
+  private spawnRetryAt = 0;
 
   constructor(
     private readonly config: ScriptExecutorConfig,
@@ -85,12 +105,15 @@ export class ScriptExecutor implements Executor {
     );
   }
 
+  /** True unless the OS just refused a spawn for the moment (then after a short backoff). */
   isReady(): boolean {
-    return true;
+    return this.clock.now() >= this.spawnRetryAt;
   }
 
   async waitReady(signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
+    const wait = this.spawnRetryAt - this.clock.now();
+    if (wait > 0) await this.clock.sleep(wait, signal);
   }
 
   async execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
@@ -108,10 +131,11 @@ export class ScriptExecutor implements Executor {
   }
 
   private async run(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<RunResult> {
-    const stop = signal ? AbortSignal.any([signal, this.stopAll.signal]) : this.stopAll.signal;
+    const stop = linkSignals(signal, this.stopAll.signal);
     this.logger.debug({ commandId: context.id, file: this.file }, 'starting delivery script');
+    let result: RunResult;
     try {
-      return await runProcess({
+      result = await runProcess({
         argv: [...this.config.exec, command],
         env: scriptEnv(this.deps.env ?? process.env, {
           PORTER_COMMAND: command,
@@ -125,16 +149,30 @@ export class ScriptExecutor implements Executor {
         stdoutLimit: this.deps.maxStdoutBytes ?? 64 * 1024,
         stderrLimit: this.deps.maxStderrBytes ?? 16 * 1024,
         clock: this.clock,
-        signal: stop,
+        signal: stop.signal,
       });
     } catch (error) {
-      if (error instanceof SpawnFailedError) {
-        throw new NotSentError(
-          `delivery script was not run: ${error.message}. Check servers[].executor.exec[0]: it must name an executable file`,
-        );
-      }
+      if (error instanceof SpawnFailedError) throw this.notStarted(error, command);
       throw error;
+    } finally {
+      stop.release();
     }
+    this.transientSpawnFailures = 0;
+    return result;
+  }
+
+  /** What a failed spawn means for the command: try again shortly, or fail it now with the real reason. */
+  private notStarted(error: SpawnFailedError, command: string): Error {
+    if (error.transient) {
+      this.transientSpawnFailures += 1;
+      this.spawnRetryAt = this.clock.now() + backoffDelay(this.transientSpawnFailures, SPAWN_RETRY_BACKOFF);
+      return new NotSentError(`delivery script ${error.message}; the command was not run and is tried again shortly`);
+    }
+    const advice =
+      error.errno === 'E2BIG'
+        ? `the command is ${Buffer.byteLength(command)} bytes; shorten it in the store, since it cannot be passed to a script`
+        : 'check servers[].executor.exec[0]: it must name an executable file that porter\'s user may run';
+    return new ScriptNotStartedError(`delivery script ${error.message}; the command was not run: ${advice}`);
   }
 
   private interpret(result: RunResult, context: ExecutionContext): string {

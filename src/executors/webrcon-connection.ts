@@ -163,6 +163,8 @@ export class WebRconConnection {
 
   /** Drops the connection at once (a dead peer would never answer a close frame). */
   terminate(): void {
+    // Not open from now on, before the close event comes: nothing more may be sent on it.
+    this.#open = false;
     if (this.socket) this.socket.destroy();
     else this.ws.close();
   }

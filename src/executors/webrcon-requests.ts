@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { AnswerTooLargeError, MAX_ANSWER_BYTES } from './answer-limit.js';
 import { OutcomeUnknownError } from './executor.js';
 import type { WebRconConnection } from './webrcon-connection.js';
 import { encodeRequest, MAX_IDENTIFIER, type WebRconFrame } from './webrcon-protocol.js';
@@ -11,6 +12,8 @@ interface PendingRequest {
   /** The connection's frame count when the request was sent. */
   readonly framesAtSend: number;
   readonly parts: string[];
+  /** UTF-8 bytes of the parts, against maxAnswerBytes. */
+  bytes: number;
   readonly timer: AbortController;
   settle(outcome: { answer: string } | { error: Error }): void;
 }
@@ -36,6 +39,9 @@ export class WebRconRequests {
     private readonly display: string,
     /** Called when a request timed out on a connection that sent nothing at all since: it may be dead. */
     private readonly onSilentConnection: (connection: WebRconConnection) => void,
+    /** Called when an answer outgrew maxAnswerBytes and its request failed: the rest must not be read. */
+    private readonly onAnswerTooLarge: (connection: WebRconConnection) => void,
+    private readonly maxAnswerBytes: number = MAX_ANSWER_BYTES,
   ) {}
 
   send(connection: WebRconConnection, command: string, options: SendOptions): Promise<string> {
@@ -53,6 +59,7 @@ export class WebRconRequests {
         connection,
         framesAtSend: connection.framesReceived,
         parts: [],
+        bytes: 0,
         timer: new AbortController(),
         settle: (outcome) => {
           if (this.#pending.get(id) !== pending) return;
@@ -81,6 +88,12 @@ export class WebRconRequests {
     const pending = this.#pending.get(frame.identifier);
     if (!pending || pending.connection !== connection) return false;
     if (frame.identifier === pending.id) {
+      pending.bytes += Buffer.byteLength(frame.message, 'utf8');
+      if (pending.bytes > this.maxAnswerBytes) {
+        pending.settle({ error: new AnswerTooLargeError(`Rust WebRCON at ${this.display}`, this.maxAnswerBytes) });
+        this.onAnswerTooLarge(connection);
+        return true;
+      }
       pending.parts.push(frame.message);
       if (pending.probeId === undefined) pending.settle({ answer: frame.message });
     } else {

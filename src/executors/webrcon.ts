@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { ResolvedExecutor } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import { ReconnectingLink } from '../net/reconnecting-link.js';
+import { MAX_WEBSOCKET_MESSAGE_BYTES } from './answer-limit.js';
 import {
   assertSingleLine,
   NotSentError,
@@ -75,12 +76,18 @@ export class WebRconExecutor implements Executor {
     this.#logger = deps.logger.child({ executor: 'webrcon', webrcon: this.#address.display });
     const clock = deps.clock ?? systemClock;
     this.#probe = deps.probeCommand === undefined ? 'server.hostname' : deps.probeCommand;
-    this.#agent = new Agent({ connect: { timeout: config.connectTimeoutMs } });
-    this.#requests = new WebRconRequests(clock, this.#address.display, (connection) => {
-      if (connection !== this.#link.connection) return;
-      this.#logger.warn('no frame from the WebRCON server since the unanswered command was sent; reconnecting');
-      connection.terminate();
-    });
+    this.#agent = new Agent({ connect: { timeout: config.connectTimeoutMs }, webSocket: { maxPayloadSize: MAX_WEBSOCKET_MESSAGE_BYTES } });
+    this.#requests = new WebRconRequests(
+      clock,
+      this.#address.display,
+      (connection) => {
+        if (connection !== this.#link.connection) return;
+        this.#logger.warn('no frame from the WebRCON server since the unanswered command was sent; reconnecting');
+        connection.terminate();
+      },
+      // Dropped at once, so the rest of the flood is neither read nor taken for a later answer.
+      (connection) => connection.terminate(),
+    );
     this.#link = new ReconnectingLink<WebRconConnection>({
       transport: {
         open: (signal) =>

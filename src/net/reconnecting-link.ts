@@ -1,3 +1,4 @@
+import { linkSignals } from '../abort.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { CredentialsError } from '../errors.js';
@@ -191,13 +192,15 @@ export class ReconnectingLink<Conn> {
   }
 
   async #tryConnect(signal: AbortSignal | undefined): Promise<void> {
-    const combined = signal ? AbortSignal.any([signal, this.#lifetime.signal]) : this.#lifetime.signal;
+    const combined = linkSignals(signal, this.#lifetime.signal);
     let connection: Conn;
     try {
-      connection = await this.#transport.open(combined);
+      connection = await this.#transport.open(combined.signal);
     } catch (error) {
       if (error instanceof CredentialsError) this.#setFatal(error);
       throw error;
+    } finally {
+      combined.release();
     }
     if (this.#closed) {
       this.#transport.drop(connection);

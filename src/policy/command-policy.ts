@@ -2,6 +2,7 @@ import type { ServerConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { GamePreset } from '../players/preset.js';
 import { commandRoots, ruleTokens, type CommandRoot } from './command-roots.js';
+import { compileRegexRule } from './rule-syntax.js';
 
 export type PolicyVerdict = { ok: true } | { ok: false; reason: string };
 
@@ -82,21 +83,14 @@ function refuse(reason: string): PolicyVerdict {
   return { ok: false, reason };
 }
 
-const REGEX_RULE = /^\/(.+)\/([a-z]*)$/s;
-
 function compileRule(text: string, where: string, origin: string): Rule {
-  const regex = REGEX_RULE.exec(text);
-  if (regex) {
-    const [, source, flags] = regex as unknown as [string, string, string];
-    let re: RegExp;
-    try {
-      // g and y make test() stateful across calls; a policy must give the same answer every time.
-      re = new RegExp(source, flags.replace(/[gy]/g, ''));
-    } catch (error) {
-      throw new ConfigError(`${where} "${text}" is not a valid regular expression (${(error as Error).message}); fix it in the config file`);
-    }
-    return { kind: 'regex', text, origin, re };
+  let re: RegExp | undefined;
+  try {
+    re = compileRegexRule(text);
+  } catch (error) {
+    throw new ConfigError(`${where} "${text}" is not a valid regular expression (${(error as Error).message}); fix it in the config file`);
   }
+  if (re) return { kind: 'regex', text, origin, re };
   const tokens = ruleTokens(text);
   if (tokens.length === 0 || tokens[0] === '') {
     throw new ConfigError(`${where} is empty; write a root command such as "op" or a /regular expression/`);

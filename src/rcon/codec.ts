@@ -57,14 +57,28 @@ export function bodyBytes(body: Buffer): Buffer {
   return end === -1 ? body : body.subarray(0, end);
 }
 
+export interface Decoded {
+  /** Every whole packet the chunk completed, in order (also those before a bad length). */
+  readonly packets: RconPacket[];
+  /** Set once the stream turned out not to be Source RCON; the connection must be dropped. */
+  readonly error?: RconProtocolError;
+}
+
 /**
- * Streaming decoder: TCP delivers packets split across chunks and several per chunk. After a
- * protocol error the stream cannot be resynchronised, so the decoder stays failed and the caller
- * must drop the connection.
+ * Streaming decoder: TCP delivers packets split across chunks and several per chunk. A length
+ * field outside the bounds fails the stream as soon as its 4 bytes are in, before anything is
+ * allocated for it; a valid one gets a buffer of exactly that size, which the following chunks are
+ * copied into. So the decoder never holds more than one packet (at most maxPacketLength bytes) and
+ * copies each byte once, however finely the peer chunks its stream. After a protocol error the
+ * stream cannot be resynchronised: the decoder stays failed and the caller must drop the connection.
  */
 export class PacketDecoder {
   readonly #maxPacketLength: number;
-  #buffer: Buffer = Buffer.alloc(0);
+  /** The first bytes of a length field split across chunks (fewer than 4). */
+  #head: Buffer = Buffer.alloc(0);
+  /** The packet being filled (id, type, body, NULs: `length` bytes), once its length is known. */
+  #packet: Buffer | undefined;
+  #filled = 0;
   #failed: RconProtocolError | undefined;
 
   constructor(options: { maxPacketLength?: number } = {}) {
@@ -73,36 +87,55 @@ export class PacketDecoder {
 
   /** Bytes received that do not yet form a whole packet. */
   get pendingBytes(): number {
-    return this.#buffer.length;
+    return this.#head.length + (this.#packet ? LENGTH_PREFIX_BYTES + this.#filled : 0);
   }
 
-  /** Feeds a chunk; returns every packet it completes. Throws RconProtocolError on a bad length. */
-  push(chunk: Buffer): RconPacket[] {
-    if (this.#failed) throw this.#failed;
-    this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
+  /** Feeds a chunk. Never throws: a bad stream comes back as `error`, now and on every later push. */
+  push(chunk: Buffer): Decoded {
+    if (this.#failed) return { packets: [], error: this.#failed };
     const packets: RconPacket[] = [];
     let offset = 0;
-    while (this.#buffer.length - offset >= LENGTH_PREFIX_BYTES) {
-      const length = this.#buffer.readInt32LE(offset);
-      if (length < MIN_PACKET_LENGTH || length > this.#maxPacketLength) {
-        this.#failed = new RconProtocolError(
-          `received an RCON packet length of ${length} bytes (allowed ${MIN_PACKET_LENGTH}–${this.#maxPacketLength}): ` +
-            'the peer does not speak Source RCON; check that host and port point at the game server\'s RCON port',
-        );
-        this.#buffer = Buffer.alloc(0);
-        throw this.#failed;
+    while (offset < chunk.length) {
+      if (!this.#packet) {
+        const missing = LENGTH_PREFIX_BYTES - this.#head.length;
+        if (chunk.length - offset < missing) {
+          this.#head = Buffer.concat([this.#head, chunk.subarray(offset)]);
+          break;
+        }
+        const field = this.#head.length === 0 ? chunk : Buffer.concat([this.#head, chunk.subarray(offset, offset + missing)]);
+        const length = field.readInt32LE(this.#head.length === 0 ? offset : 0);
+        offset += missing;
+        this.#head = Buffer.alloc(0);
+        if (length < MIN_PACKET_LENGTH || length > this.#maxPacketLength) {
+          this.#failed = new RconProtocolError(
+            `received an RCON packet length of ${length} bytes (allowed ${MIN_PACKET_LENGTH}–${this.#maxPacketLength}): ` +
+              'the peer does not speak Source RCON; check that host and port point at the game server\'s RCON port',
+          );
+          return { packets, error: this.#failed };
+        }
+        if (chunk.length - offset >= length) {
+          // The whole packet is in this chunk: the body is copied out so it does not pin the chunk.
+          packets.push(packetOf(chunk.subarray(offset, offset + length), true));
+          offset += length;
+          continue;
+        }
+        this.#packet = Buffer.allocUnsafe(length);
+        this.#filled = 0;
       }
-      const end = offset + LENGTH_PREFIX_BYTES + length;
-      if (end > this.#buffer.length) break;
-      packets.push({
-        id: this.#buffer.readInt32LE(offset + 4),
-        type: this.#buffer.readInt32LE(offset + 8),
-        // Copy so a body the caller keeps does not pin the whole chunk in memory.
-        body: Buffer.from(this.#buffer.subarray(offset + 12, end - 2)),
-      });
-      offset = end;
+      const copied = chunk.copy(this.#packet, this.#filled, offset, Math.min(chunk.length, offset + this.#packet.length - this.#filled));
+      this.#filled += copied;
+      offset += copied;
+      if (this.#filled === this.#packet.length) {
+        packets.push(packetOf(this.#packet, false));
+        this.#packet = undefined;
+      }
     }
-    this.#buffer = offset === 0 ? this.#buffer : Buffer.from(this.#buffer.subarray(offset));
-    return packets;
+    return { packets };
   }
+}
+
+/** `bytes`: one packet after its length field. */
+function packetOf(bytes: Buffer, copyBody: boolean): RconPacket {
+  const body = bytes.subarray(8, bytes.length - 2);
+  return { id: bytes.readInt32LE(0), type: bytes.readInt32LE(4), body: copyBody ? Buffer.from(body) : body };
 }

@@ -2,9 +2,10 @@ import { connect as netConnect, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { startDeadline, systemClock, type Clock } from '../clock.js';
 import { CredentialsError } from '../errors.js';
+import { AnswerTooLargeError, MAX_ANSWER_BYTES } from '../executors/answer-limit.js';
 import { NotSentError, OutcomeUnknownError } from '../executors/executor.js';
 import { PacketDecoder, type RconPacket } from './codec.js';
-import { RconConnectError } from './errors.js';
+import { RconConnectError, RconProtocolError } from './errors.js';
 import { planAuth, planCommand, type RconFlavour } from './exchange.js';
 
 export interface RconConnectionOptions {
@@ -18,6 +19,10 @@ export interface RconConnectionOptions {
   readonly authTimeoutMs?: number;
   /** Largest packet accepted from the server (see codec.ts). */
   readonly maxPacketLength?: number;
+  /** Most answer bytes collected for one command; default MAX_ANSWER_BYTES. */
+  readonly maxAnswerBytes?: number;
+  /** Called when this connection switches to pairing answers by order (the server answers with id 0). */
+  readonly onIdZeroAnswers?: () => void;
   readonly logger: Logger;
   readonly clock?: Clock;
 }
@@ -43,6 +48,9 @@ export class RconConnection {
   readonly #decoder: PacketDecoder;
   #socket: Socket | undefined;
   #state: ConnectionState = 'idle';
+  /** How answers are paired with requests: the configured flavour until the server answers with id 0. */
+  #matching: RconFlavour;
+  #answered = 0;
   #outstanding: Outstanding | undefined;
   #nextId = 1;
   #endReason: Error | undefined;
@@ -51,6 +59,7 @@ export class RconConnection {
   constructor(options: RconConnectionOptions) {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
+    this.#matching = options.flavour;
     this.#decoder = new PacketDecoder(options.maxPacketLength === undefined ? {} : { maxPacketLength: options.maxPacketLength });
   }
 
@@ -112,6 +121,8 @@ export class RconConnection {
    * Runs one command and returns its whole answer. NotSentError when nothing was written;
    * OutcomeUnknownError once the command was written and no answer came (the connection is then
    * destroyed). An answer that started but was cut short is returned as it is: the command ran.
+   * An answer over maxAnswerBytes is AnswerTooLargeError (an OutcomeUnknownError), and the
+   * connection is destroyed at once: the rest is never read.
    */
   async request(command: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
     if (this.#state !== 'ready' || !this.#socket) {
@@ -124,7 +135,8 @@ export class RconConnection {
       throw new NotSentError('the command was cancelled before it was sent', { cause: signal.reason });
     }
     const socket = this.#socket;
-    const exchange = planCommand(this.#options.flavour, command, () => this.#allocateId());
+    const maxAnswerBytes = this.#options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+    const exchange = planCommand(this.#matching, command, { nextId: () => this.#allocateId(), maxAnswerBytes });
     let written = false;
     try {
       return await this.#within(timeoutMs, signal, `waiting for the answer from RCON at ${this.address}`, (resolve, reject) => {
@@ -136,7 +148,12 @@ export class RconConnection {
             if (step.kind === 'ignore') {
               this.#options.logger.debug({ rcon: this.address, id: packet.id, type: packet.type }, 'RCON packet outside the current request ignored');
             } else if (step.kind === 'done') {
+              if (step.idZero) this.#switchToIdZero();
+              this.#answered += 1;
               resolve(exchange.text());
+            } else if (step.kind === 'overflow') {
+              // Destroyed here, synchronously: not one more chunk of the flood is read.
+              this.destroy(new AnswerTooLargeError(`RCON at ${this.address}`, maxAnswerBytes));
             } else if (step.write) {
               socket.write(step.write);
             }
@@ -148,6 +165,7 @@ export class RconConnection {
       if (!written) {
         throw new NotSentError(`RCON connection to ${this.address} failed before the command was written; it was not sent`, { cause: error });
       }
+      if (error instanceof AnswerTooLargeError) throw error;
       // Never reuse a connection after a timeout: a late answer would be taken for the next one.
       this.destroy(error as Error);
       if (exchange.fragments > 0) {
@@ -244,17 +262,44 @@ export class RconConnection {
   }
 
   #onData(chunk: Buffer): void {
-    let packets: RconPacket[];
-    try {
-      packets = this.#decoder.push(chunk);
-    } catch (error) {
-      this.#end(error as Error);
+    const { packets, error } = this.#decoder.push(chunk);
+    this.#deliver(packets);
+    // After the packets before it: an answer that arrived whole still counts.
+    if (error) this.#end(error);
+  }
+
+  #deliver(packets: readonly RconPacket[]): void {
+    for (const packet of packets) {
+      // A packet may have ended the connection (an overflow): the rest of the chunk is not looked at.
+      if (this.#endReason) return;
+      if (this.#outstanding) this.#outstanding.onPacket(packet);
+      else this.#onUnaskedPacket(packet);
+    }
+  }
+
+  /**
+   * Ids pair answers with requests, so a packet nobody waits for is harmless (srcds' extra packet,
+   * a late fragment) and dropped. Paired by order (id 0) it is not: it would be taken for the next
+   * command's answer, and every answer after it would be off by one. So once a command was
+   * answered by order, such a packet resets the connection. Before that it may be login noise.
+   */
+  #onUnaskedPacket(packet: RconPacket): void {
+    if (this.#matching === 'id0' && this.#answered > 0) {
+      this.#end(
+        new RconProtocolError(
+          `RCON at ${this.address} sent a packet no request was waiting for, on a connection that pairs answers by order (id 0); ` +
+            'porter reset the connection so that it cannot be taken for the next answer',
+        ),
+      );
       return;
     }
-    for (const packet of packets) {
-      if (this.#outstanding) this.#outstanding.onPacket(packet);
-      else this.#options.logger.debug({ rcon: this.address, id: packet.id, type: packet.type }, 'unexpected RCON packet ignored');
-    }
+    this.#options.logger.debug({ rcon: this.address, id: packet.id, type: packet.type }, 'unexpected RCON packet ignored');
+  }
+
+  #switchToIdZero(): void {
+    if (this.#matching === 'id0') return;
+    this.#matching = 'id0';
+    this.#options.onIdZeroAnswers?.();
   }
 
   #end(reason: Error): void {

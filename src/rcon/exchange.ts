@@ -19,7 +19,10 @@ export type Step =
   /** Not part of this exchange (srcds' extra packet after the mirror, a late answer): drop it. */
   | { readonly kind: 'ignore' }
   | { readonly kind: 'more'; readonly write?: Buffer }
-  | { readonly kind: 'done' };
+  /** `idZero`: the server answered with id 0 instead of the request's id (see planCommand). */
+  | { readonly kind: 'done'; readonly idZero?: true }
+  /** The answer grew past the cap: stop reading, it will not end well. */
+  | { readonly kind: 'overflow' };
 
 export interface CommandExchange {
   /** Packets to write now, back to back only where the dialect allows it. */
@@ -34,24 +37,48 @@ export interface CommandExchange {
 const ignore: Step = { kind: 'ignore' };
 const more: Step = { kind: 'more' };
 const done: Step = { kind: 'done' };
+const overflow: Step = { kind: 'overflow' };
+
+/**
+ * Types a packet answering with id 0 may have: RESPONSE_VALUE, and 2, which Conan Exiles uses.
+ * Others (Squad's chat broadcasts are type 1) are console traffic, never an answer.
+ */
+const ID_ZERO_ANSWER_TYPES: ReadonlySet<number> = new Set([PacketType.RESPONSE_VALUE, PacketType.AUTH_RESPONSE]);
 
 class Fragments {
   readonly #parts: Buffer[] = [];
+  readonly #maxBytes: number;
+  #bytes = 0;
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+  }
   get count(): number {
     return this.#parts.length;
   }
-  add(packet: RconPacket): void {
-    this.#parts.push(bodyBytes(packet.body));
+  /** False, keeping nothing, when the packet would take the answer over the cap. */
+  add(packet: RconPacket): boolean {
+    const bytes = bodyBytes(packet.body);
+    if (this.#bytes + bytes.length > this.#maxBytes) return false;
+    this.#bytes += bytes.length;
+    this.#parts.push(bytes);
+    return true;
   }
   text(): string {
     return Buffer.concat(this.#parts).toString('utf8');
   }
 }
 
-/** `nextId` hands out request ids; the caller keeps them unique on the connection. */
-export function planCommand(flavour: RconFlavour, command: string, nextId: () => number): CommandExchange {
+export interface PlanOptions {
+  /** Hands out request ids; the caller keeps them unique on the connection (never 0 or -1). */
+  readonly nextId: () => number;
+  /** Most answer bytes collected (see MAX_ANSWER_BYTES); past it the exchange overflows. */
+  readonly maxAnswerBytes: number;
+}
+
+export function planCommand(flavour: RconFlavour, command: string, options: PlanOptions): CommandExchange {
+  const { nextId } = options;
   const commandId = nextId();
-  const fragments = new Fragments();
+  const fragments = new Fragments(options.maxAnswerBytes);
   const packet = encodePacket(commandId, PacketType.EXECCOMMAND, command);
   // A getter, not a spread copy: the count must stay live.
   const exchange = (initial: Buffer[], accept: (received: RconPacket) => Step): CommandExchange => ({
@@ -66,22 +93,24 @@ export function planCommand(flavour: RconFlavour, command: string, nextId: () =>
   if (flavour === 'id0') {
     // Palworld-style servers answer every request with id 0, so ids cannot match: with one
     // request in flight, the next packet is the answer.
-    return exchange([packet], (received) => {
-      fragments.add(received);
-      return done;
-    });
+    return exchange([packet], (received) => (fragments.add(received) ? done : overflow));
   }
 
   const probeId = nextId();
+  // A server that answers with id 0 although its flavour says otherwise (Palworld, Conan Exiles
+  // behind a wrong preset): with one request in flight an id-0 answer can only be this one's, and
+  // porter never uses id 0. Only before any fragment with our id came: once the server has used
+  // our id, an id-0 packet is something else.
+  const answersWithIdZero = (received: RconPacket) =>
+    received.id === 0 && fragments.count === 0 && ID_ZERO_ANSWER_TYPES.has(received.type);
+  const idZeroDone: Step = { kind: 'done', idZero: true };
 
   if (flavour === 'source') {
     // srcds mirrors an empty RESPONSE_VALUE after the command's answer; the mirror ends the answer.
     // The extra packet srcds sends after the mirror carries the probe id and is ignored later on.
     return exchange([packet, encodePacket(probeId, PacketType.RESPONSE_VALUE, '')], (received) => {
-      if (received.id === commandId) {
-        fragments.add(received);
-        return more;
-      }
+      if (received.id === commandId) return fragments.add(received) ? more : overflow;
+      if (answersWithIdZero(received)) return fragments.add(received) ? idZeroDone : overflow;
       return received.id === probeId ? done : ignore;
     });
   }
@@ -95,12 +124,13 @@ export function planCommand(flavour: RconFlavour, command: string, nextId: () =>
   let probeSent = false;
   return exchange([packet], (received) => {
     if (received.id === commandId) {
-      fragments.add(received);
+      if (!fragments.add(received)) return overflow;
       if (probeSent) return more;
       if (fragments.count === 1 && bodyBytes(received.body).length < MINECRAFT_SPLIT) return done;
       probeSent = true;
       return { kind: 'more', write: encodePacket(probeId, MINECRAFT_PROBE_TYPE, '') };
     }
+    if (answersWithIdZero(received)) return fragments.add(received) ? idZeroDone : overflow;
     return probeSent && received.id === probeId ? done : ignore;
   });
 }

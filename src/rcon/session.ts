@@ -8,7 +8,7 @@ import { RconConnection, type RconConnectionOptions } from './connection.js';
 import { RconConnectError } from './errors.js';
 import { assertSendable } from './request-limits.js';
 
-export interface RconSessionOptions extends Omit<RconConnectionOptions, 'logger' | 'clock'> {
+export interface RconSessionOptions extends Omit<RconConnectionOptions, 'logger' | 'clock' | 'onIdZeroAnswers'> {
   /** Deadline for one command's whole answer. */
   readonly timeoutMs: number;
   /** Longest command in UTF-8 bytes (see request-limits.ts). */
@@ -34,15 +34,31 @@ export class RconSession {
   readonly #options: RconSessionOptions;
   readonly #queue = new PQueue({ concurrency: 1 });
   readonly #link: ReconnectingLink<RconConnection>;
+  #idZeroLogged = false;
 
   constructor(options: RconSessionOptions, deps: RconSessionDeps) {
     this.#options = options;
     const logger = deps.logger;
     const clock = deps.clock ?? systemClock;
+    // Each connection finds out for itself (a restarted server may behave), but the operator is
+    // told once per executor: the fix is the same every time.
+    const onIdZeroAnswers = () => {
+      const fields = { rcon: this.address, flavour: options.flavour };
+      if (this.#idZeroLogged) {
+        logger.debug(fields, 'RCON server answers with id 0: this connection pairs answers by order too');
+        return;
+      }
+      this.#idZeroLogged = true;
+      logger.warn(
+        fields,
+        `RCON server answers with id 0 although the flavour is "${options.flavour}": porter pairs answers with commands by order ` +
+          'on such connections from now on; set "flavour": "id0" on this server\'s executor to say so (Palworld does this)',
+      );
+    };
     this.#link = new ReconnectingLink<RconConnection>({
       transport: {
         open: async (signal) => {
-          const connection = new RconConnection({ ...options, logger, clock });
+          const connection = new RconConnection({ ...options, logger, clock, onIdZeroAnswers });
           await connection.open(signal);
           return connection;
         },

@@ -47,8 +47,12 @@ export interface ExecutedCommand {
  * - close-before-answer: runs it, then drops the connection without answering;
  * - close-after-answer: runs it, answers, then closes the connection;
  * - close-without-running: drops the connection on receipt; the command does not run.
+ * - flood: runs it, then sends answer fragments for it without end (never answering a probe,
+ *   reading nothing more) until the client drops the connection: a broken or hostile server.
+ *   Fragments carry the request id (id 0 in the id0 flavour) and are written as fast as the
+ *   client reads them, never faster, so the flood costs the sim no memory.
  */
-export type RconFault = 'hang' | 'close-before-answer' | 'close-after-answer' | 'close-without-running';
+export type RconFault = 'hang' | 'close-before-answer' | 'close-after-answer' | 'close-without-running' | 'flood';
 
 export interface HandlerContext {
   readonly flavour: RconFlavour;
@@ -74,6 +78,8 @@ export interface FakeRconServer {
   readonly framingViolations: number;
   /** Most commands ever received on one connection before the previous one was answered. */
   readonly maxInFlight: number;
+  /** Answer bytes (packets included) written by `flood` faults, all connections together. */
+  readonly floodedBytes: number;
   online(): string[];
   setOnline(names: readonly string[]): void;
   join(name: string): void;
@@ -122,6 +128,7 @@ class FakeRconServerImpl implements FakeRconServer {
   authFailures = 0;
   framingViolations = 0;
   maxInFlight = 0;
+  floodedBytes = 0;
 
   constructor(options: RconServerOptions) {
     this.#options = options;
@@ -276,9 +283,9 @@ class SimConnection {
     if (this.#server.flavour === 'minecraft') {
       this.#raw = Buffer.concat([this.#raw, chunk]);
     } else {
-      try {
-        this.#packets.push(...this.#decoder.push(chunk));
-      } catch {
+      const { packets, error } = this.#decoder.push(chunk);
+      this.#packets.push(...packets);
+      if (error) {
         this.#socket.destroy();
         return;
       }
@@ -287,15 +294,12 @@ class SimConnection {
   }
 
   #countRequests(chunk: Buffer): void {
-    try {
-      for (const packet of this.#shadow.push(chunk)) {
-        if (packet.type === PacketType.EXECCOMMAND && this.#authed) {
-          this.#received += 1;
-          this.#server.noteInFlight(this.#received - this.#answered);
-        }
+    // Garbage is left to the real reader below to deal with.
+    for (const packet of this.#shadow.push(chunk).packets) {
+      if (packet.type === PacketType.EXECCOMMAND && this.#authed) {
+        this.#received += 1;
+        this.#server.noteInFlight(this.#received - this.#answered);
       }
-    } catch {
-      // The real reader below decides what to do with garbage.
     }
   }
 
@@ -340,7 +344,7 @@ class SimConnection {
         this.#send(-1, PacketType.AUTH_RESPONSE, '');
         return true;
       }
-      return this.#runCommand(body, (text) => {
+      return this.#runCommand(id, body, (text) => {
         for (let start = 0; ; start += MINECRAFT_FRAGMENT_CHARS) {
           this.#send(id, PacketType.RESPONSE_VALUE, text.slice(start, start + MINECRAFT_FRAGMENT_CHARS));
           if (start + MINECRAFT_FRAGMENT_CHARS >= text.length) break;
@@ -374,7 +378,7 @@ class SimConnection {
       return false;
     }
     if (packet.type === PacketType.EXECCOMMAND) {
-      return this.#runCommand(body, (text) => {
+      return this.#runCommand(replyId(packet.id), body, (text) => {
         if (id0) {
           this.#send(0, PacketType.RESPONSE_VALUE, text);
           return;
@@ -394,7 +398,7 @@ class SimConnection {
     return true;
   }
 
-  async #runCommand(command: string, answer: (text: string) => void): Promise<boolean> {
+  async #runCommand(replyId: number, command: string, answer: (text: string) => void): Promise<boolean> {
     const fault = this.#server.takeFault(command);
     if (fault === 'close-without-running') {
       this.#socket.destroy();
@@ -402,6 +406,10 @@ class SimConnection {
     }
     const result = this.#server.run(command, this.#number);
     if (fault === 'hang') return false;
+    if (fault === 'flood') {
+      await this.#flood(replyId);
+      return false;
+    }
     if (fault === 'close-before-answer') {
       this.#socket.destroy();
       return false;
@@ -415,6 +423,19 @@ class SimConnection {
       return false;
     }
     return true;
+  }
+
+  /** Full-size fragments with `replyId` until the socket is gone, waiting for 'drain' when the client reads slower. */
+  async #flood(replyId: number): Promise<void> {
+    const fragment = encodePacket(replyId, PacketType.RESPONSE_VALUE, 'x'.repeat(SPEC_MAX_BODY_BYTES));
+    const socket = this.#socket;
+    const gone = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    while (!socket.destroyed && socket.writable) {
+      this.#server.floodedBytes += fragment.length;
+      if (!socket.write(fragment)) {
+        await Promise.race([new Promise<void>((resolve) => socket.once('drain', () => resolve())), gone]);
+      }
+    }
   }
 
   #refuseLogin(): void {

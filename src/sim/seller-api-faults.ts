@@ -13,8 +13,13 @@ export type Fault =
   | 'claim-then-reset'
   /** Wait, then handle the request normally, even if the client gave up meanwhile. */
   | { readonly delay: number }
-  /** Answer with this raw body (default status 200, application/json); nothing is claimed or settled. */
-  | { readonly body: string; readonly status?: number; readonly contentType?: string };
+  /**
+   * Answer with this raw body (default status 200, application/json); nothing is claimed or
+   * settled. `headers` are set on the answer last, over the rate-limit headers.
+   */
+  | { readonly body: string; readonly status?: number; readonly contentType?: string; readonly headers?: Readonly<Record<string, string>> }
+  /** Handle the request normally, then answer with these headers set over the real ones (hostile rate-limit headers). */
+  | { readonly headers: Readonly<Record<string, string>> };
 
 interface Pending {
   readonly route: SimRoute;
@@ -25,7 +30,9 @@ interface Pending {
 
 export function describeFault(fault: Fault): string {
   if (typeof fault === 'string') return fault;
-  return 'delay' in fault ? `delay ${fault.delay} ms` : `body (${fault.status ?? 200})`;
+  if ('delay' in fault) return `delay ${fault.delay} ms`;
+  const headers = fault.headers ? ` headers ${JSON.stringify(fault.headers)}` : '';
+  return 'body' in fault ? `body (${fault.status ?? 200})${headers}` : `normal answer,${headers}`;
 }
 
 export class FaultPlan {

@@ -306,6 +306,7 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
     }
     if (typeof fault === 'object' && 'body' in fault) {
       const answer = withLimits(new Answer(fault.status ?? 200, fault.body, { 'content-type': fault.contentType ?? 'application/json' }));
+      Object.assign(answer.headers, fault.headers);
       finish(answer.status, fault);
       send(res, answer);
       return;
@@ -325,6 +326,7 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
           ? json(200, JSON.stringify(servers.map((s) => ({ id: s.id, name: s.name ?? `server ${s.id.slice(0, 8)}`, type: 'RCON', createdAt: '2024-01-01T00:00:00Z' }))))
           : handleReport(found.route, found.serverId, found.commandId, body, req, path),
     );
+    if (typeof fault === 'object' && 'headers' in fault) Object.assign(answer.headers, fault.headers);
     if (fault === 'claim-then-reset') {
       finish(0, fault);
       req.socket.destroy();

@@ -82,22 +82,22 @@ describe('schema problems', () => {
     const problems = await problemsOf({
       api: { baseUrl: 'http://seller.example.com', tokn: TOKEN, budget: { share: 2 } },
       servers: [
-        server({ type: 'rcon', password: PASSWORD, timeoutMs: 1.5 }),
+        server({ type: 'rcon', password: PASSWORD, timeoutMs: 0 }),
         server({ type: 'script', exec: [] }, { players: { preset: 'custom' } }),
       ],
       stateDir: '',
       extra: true,
     });
     assert.deepEqual(problems, [
+      'api.baseUrl: plain http:// to seller.example.com would send the API token unencrypted; use https:// (http:// is only allowed to loopback: 127.0.0.0/8, ::1, ::ffff:127.x.x.x, localhost)',
       'api.budget.share: expected a number of at most 1',
       'api.tokn: unknown key (did you mean "token"?)',
-      'servers[0].executor.timeoutMs: expected a whole number, got a fractional number',
+      'servers[0].executor.timeoutMs: expected a number greater than 0',
       'servers[1].executor.exec: expected at least one entry',
       'servers[1].players: preset "custom" needs both "command" and "pattern"',
+      'servers[1].id: the same server id as servers[0].id; each server may appear only once',
       'stateDir: must not be empty',
       'extra: unknown key (allowed keys here: $schema, api, servers, poll, stateDir, log, shutdown, health)',
-      'api.baseUrl: plain http:// to seller.example.com would send the API token unencrypted; use https:// (http:// is only allowed to loopback: 127.0.0.0/8, ::1, localhost)',
-      'servers[1].id: the same server id as servers[0].id; each server may appear only once',
     ]);
   });
 

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { Journal, LOG_RECORDS_PER_SNAPSHOT, readJournal } from '../../src/delivery/journal.js';
-import { lockStateDir } from '../../src/delivery/state-lock.js';
 
 const server = '1b4e28ba-2fa1-11d2-883f-0016d3cca427';
 const dirs: string[] = [];
@@ -207,25 +206,6 @@ describe('journal', () => {
   });
 });
 
-describe('state directory lock', () => {
-  test('a second lock on a directory held by a live process is refused with a clear error', () => {
-    const dir = stateDir();
-    const release = lockStateDir(dir);
-    // The current process holds it; pretend another live process (our parent) does instead.
-    writeLockHolder(dir, process.ppid);
-    assert.throws(() => lockStateDir(dir), /in use by another porter process/);
-    release();
-  });
-
-  test('a lock left by a dead process is taken over', () => {
-    const dir = stateDir();
-    writeLockHolder(dir, 2 ** 22 + 12345); // above the default pid_max: no such process
-    const release = lockStateDir(dir);
-    assert.equal(readFileSync(join(dir, 'porter.lock'), 'utf8'), String(process.pid));
-    release();
-  });
-});
-
 function logOf(dir: string): string {
   const logs = readdirSync(dir).filter((name) => /^journal-\d+\.log$/.test(name));
   assert.equal(logs.length, 1, `expected one log in ${dir}, got ${logs.join(', ')}`);
@@ -234,10 +214,4 @@ function logOf(dir: string): string {
 
 function listing(dir: string): Record<string, string> {
   return Object.fromEntries(readdirSync(dir).map((name) => [name, readFileSync(join(dir, name), 'utf8')]));
-}
-
-function writeLockHolder(dir: string, pid: number): void {
-  rmSync(join(dir, 'porter.lock'), { force: true });
-
-  writeFileSync(join(dir, 'porter.lock'), String(pid));
 }

@@ -198,7 +198,7 @@ describe('delivery loop', () => {
     t.executor.ready = true;
     await t.running;
     assert.deepEqual(t.executor.ran, []);
-    assert.match(t.api.reports[0]?.reason ?? '', /^not sent: the game server was unreachable for 100 ms/);
+    assert.match(t.api.reports[0]?.reason ?? '', /^not sent: could not be sent for 100 ms \(notSentRetryMs\): connection is down/);
   });
 
   test('a script that ran and failed is reported with its own message', async () => {
@@ -260,20 +260,7 @@ describe('delivery loop', () => {
     before.recordOutcome(serverId, '101', { result: 'done' }, Date.now());
     const api = new ScriptedApi();
     const executor = new ScriptedExecutor();
-    const loop = new DeliveryLoop({
-      serverId,
-      api,
-      executor,
-      players: { get: async () => [] },
-      journal: new Journal(dir),
-      policy: { check: () => ({ ok: true }) },
-      failureIn: () => null,
-      idleDelay: () => 5,
-      pullDelay: () => 0,
-      notSentRetryMs: 100,
-      clock: systemClock,
-      logger: pino({ level: 'silent' }),
-    });
+    const loop = new DeliveryLoop({ ...loopOptions(api, executor), journal: new Journal(dir) });
     await loop.settleJournal(new AbortController().signal);
     assert.deepEqual(executor.ran, []);
     const byId = Object.fromEntries(api.reports.map((r) => [r.id, r]));

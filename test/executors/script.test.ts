@@ -1,10 +1,10 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { ScriptExecutor, type ScriptExecutorConfig } from '../../src/executors/script.js';
+import { ScriptExecutor, ScriptNotStartedError, type ScriptExecutorConfig } from '../../src/executors/script.js';
 import { CommandFailedError, CommandRefusedError, NotSentError, OutcomeUnknownError } from '../../src/executors/executor.js';
 import { ConfigError } from '../../src/errors.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -70,6 +70,26 @@ describe('ScriptExecutor', () => {
     assert.doesNotMatch(answer, /gci_secret_token_value|hunter2-secret/);
   });
 
+  test('no secret and no systemd credential variable reaches the script\'s environment', async () => {
+    const env = {
+      PATH: process.env.PATH,
+      PORTER_API_TOKEN: 'gci_secret_token_value',
+      PORTER_RCON_PASSWORD: 'hunter2-secret',
+      PORTER_RCON_PASSWORD_LOBBY: 'lobby-secret',
+      PORTER_API_TOKEN_FILE: '/run/secrets/token',
+      CREDENTIALS_DIRECTORY: '/run/credentials/porter.service',
+      PORTER_TEST_INHERITED: 'kept',
+    };
+    const printed = await executor([fixture('print-env.sh')], { env }).execute('say hello', context);
+    const names = printed.split('\n').filter(Boolean).map((line) => line.slice(0, line.indexOf('=')));
+    for (const name of ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD', 'PORTER_RCON_PASSWORD_LOBBY', 'PORTER_API_TOKEN_FILE', 'CREDENTIALS_DIRECTORY']) {
+      assert.ok(!names.includes(name), `${name} reached the script`);
+    }
+    assert.doesNotMatch(printed, /secret|credentials/);
+    assert.match(printed, /^PORTER_TEST_INHERITED=kept$/m);
+    assert.match(printed, /^PORTER_COMMAND=say hello$/m);
+  });
+
   test('a non-zero exit fails with the status and the last 20 lines of stderr', async () => {
     const error = await executor([fixture('fail.sh')]).execute('3', context).then(
       () => assert.fail('expected a failure'),
@@ -91,26 +111,60 @@ describe('ScriptExecutor', () => {
     assert.deepEqual(await readdir(cwd), []);
   });
 
-  test('a missing executable is NotSentError naming it', async () => {
+  test('a missing executable fails at once as not started, naming the file, the errno and what to do', async () => {
     const missing = path.join(work, 'no-such-script');
     await assert.rejects(executor([missing]).execute('give a b', context), (error: unknown) => {
-      assert.ok(error instanceof NotSentError, String(error));
+      assert.ok(error instanceof ScriptNotStartedError, String(error));
+      assert.ok(error instanceof CommandRefusedError, 'the delivery loop fails it at once, never retries it');
+      assert.equal(error.code, 'E_SCRIPT_NOT_STARTED');
       assert.match(error.message, /no-such-script/);
       assert.match(error.message, /ENOENT/);
+      assert.match(error.message, /servers\[\]\.executor\.exec\[0\]/);
+      assert.match(error.message, /not run/);
+      assert.doesNotMatch(error.message, /game server/);
       return true;
     });
     await assert.rejects(executor([missing]).connect(), ConfigError);
   });
 
-  test('a file without the executable bit is NotSentError (EACCES)', async () => {
+  test('a file without the executable bit fails at once (EACCES)', async () => {
     await assert.rejects(executor([fixture('not-executable.sh')]).execute('give a b', context), (error: unknown) => {
-      assert.ok(error instanceof NotSentError, String(error));
+      assert.ok(error instanceof ScriptNotStartedError, String(error));
       assert.match(error.message, /EACCES/);
       return true;
     });
     await assert.rejects(executor([fixture('not-executable.sh')]).connect(), ConfigError);
     await executor([fixture('args.sh')]).connect();
     await executor(['sh']).connect();
+  });
+
+  test('a folder, a path through a file, or a missing "#!" interpreter fail at once with their errno', async () => {
+    const missingInterpreter = path.join(work, 'bad-interpreter.sh');
+    await writeFile(missingInterpreter, '#!/nonexistent/interpreter\n', { mode: 0o755 });
+    for (const [exec, errno] of [
+      [work, /EACCES/],
+      [path.join(fixture('args.sh'), 'inside'), /ENOTDIR/],
+      [missingInterpreter, /ENOENT \(no such file, or a "#!" interpreter it names is missing\)/],
+    ] as const) {
+      const script = executor([exec]);
+      await assert.rejects(script.execute('give a b', context), (error: unknown) => {
+        assert.ok(error instanceof ScriptNotStartedError, `${exec}: ${String(error)}`);
+        assert.match(error.message, errno);
+        return true;
+      });
+      assert.equal(script.isReady(), true, 'a file that cannot run is not a reason to wait: each command fails at once');
+    }
+  });
+
+  test('a command too long for an argument (E2BIG) fails at once, saying how long it is', async () => {
+    const command = `say ${'x'.repeat(200 * 1024)}`;
+    await assert.rejects(executor([fixture('args.sh')]).execute(command, context), (error: unknown) => {
+      assert.ok(error instanceof ScriptNotStartedError, String(error));
+      assert.match(error.message, /E2BIG/);
+      assert.match(error.message, new RegExp(`the command is ${Buffer.byteLength(command)} bytes`));
+      assert.ok(error.message.length < 1000, 'the command text itself is not in the reason');
+      return true;
+    });
   });
 
   test('a timeout kills the whole process group and is OutcomeUnknownError', async () => {

@@ -12,6 +12,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
  * - `playerlist` answers with a Message that is itself an indented JSON array;
  * - a command that prints nothing (`say`) gets no answer with its Identifier at all;
  * - commands are handled one at a time, in order, so a later request is answered after earlier ones.
+ * Plus, for hostile-server tests: `flood`, frames carrying the request's Identifier without end,
+ * as fast as the client reads them, until the client drops the connection (nothing after it is
+ * answered); `huge <n>`, one answer frame with a Message of n characters; and sendRaw().
  */
 
 export interface FakeRustPlayer {
@@ -47,6 +50,8 @@ export class FakeWebRconServer {
   stallHandshakes = false;
   refusedAttempts = 0;
   acceptedConnections = 0;
+  /** Bytes of frames `flood` sent, all connections together. */
+  floodedBytes = 0;
   readonly #http: Server;
   readonly #wss = new WebSocketServer({ noServer: true });
   readonly #sockets = new Set<Socket>();
@@ -98,6 +103,11 @@ export class FakeWebRconServer {
   /** Sends an unasked frame to every client, as Rust does with console output (0) and chat (-1). */
   broadcast(message: string, identifier = 0, type = 'Generic'): void {
     for (const ws of this.#wss.clients) send(ws, identifier, message, type);
+  }
+
+  /** Sends any frame to every client: not JSON, wrong types, binary, even invalid UTF-8 in a text frame. */
+  sendRaw(data: string | Buffer, options: { binary?: boolean } = {}): void {
+    for (const ws of this.#wss.clients) ws.send(data, { binary: options.binary ?? false });
   }
 
   /** Drops every WebRCON connection without a close frame, as a crash or a network cut would. */
@@ -160,12 +170,27 @@ export class FakeWebRconServer {
         send(ws, id, 'first part');
         send(ws, id, 'second part');
         break;
+      case 'flood':
+        await this.#flood(ws, id);
+        break;
+      case 'huge':
+        send(ws, id, 'x'.repeat(Number(args)));
+        break;
       case 'slow':
         await new Promise((resolve) => setTimeout(resolve, Number(args) || 100));
         send(ws, id, `slept ${args}`);
         break;
       default:
         send(ws, id, `ran: ${text}`);
+    }
+  }
+
+  async #flood(ws: WebSocket, identifier: number): Promise<void> {
+    const frame = JSON.stringify({ Message: 'x'.repeat(64 * 1024), Identifier: identifier, Type: 'Generic', Stacktrace: '' });
+    while (ws.readyState === ws.OPEN) {
+      this.floodedBytes += frame.length;
+      // The callback fires once the frame is written: the flood goes no faster than porter reads.
+      await new Promise<void>((resolve) => ws.send(frame, () => resolve()));
     }
   }
 }

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { encodePacket, PacketDecoder, PacketType, type RconPacket } from '../../src/rcon/codec.js';
 import { MINECRAFT_PROBE_TYPE, planAuth, planCommand } from '../../src/rcon/exchange.js';
 
-const packet = (id: number, type: number, body: string | Buffer = ''): RconPacket => new PacketDecoder().push(encodePacket(id, type, body))[0]!;
-const ids = () => {
+const packet = (id: number, type: number, body: string | Buffer = ''): RconPacket => new PacketDecoder().push(encodePacket(id, type, body)).packets[0]!;
+const ids = (maxAnswerBytes = 1024 * 1024) => {
   let next = 10;
-  return () => next++;
+  return { nextId: () => next++, maxAnswerBytes };
 };
 
 describe('planCommand', () => {
@@ -15,7 +15,7 @@ describe('planCommand', () => {
     assert.equal(exchange.initial.length, 1, 'never two packets back to back');
     const first = exchange.accept(packet(10, 0, 'a'.repeat(4096)));
     assert.equal(first.kind, 'more');
-    const probe = new PacketDecoder().push((first as { write: Buffer }).write)[0]!;
+    const probe = new PacketDecoder().push((first as { write: Buffer }).write).packets[0]!;
     assert.deepEqual([probe.id, probe.type], [11, MINECRAFT_PROBE_TYPE]);
     assert.deepEqual(exchange.accept(packet(10, 0, 'b')), { kind: 'more' });
     assert.deepEqual(exchange.accept(packet(99, 0, 'stray')), { kind: 'ignore' });
@@ -41,7 +41,7 @@ describe('planCommand', () => {
 
   test('source: command and empty RESPONSE_VALUE together; the mirror ends the answer', () => {
     const exchange = planCommand('source', 'status', ids());
-    const sent = exchange.initial.map((bytes) => new PacketDecoder().push(bytes)[0]!);
+    const sent = exchange.initial.map((bytes) => new PacketDecoder().push(bytes).packets[0]!);
     assert.deepEqual(sent.map((p) => [p.id, p.type, p.body.length]), [[10, PacketType.EXECCOMMAND, 6], [11, PacketType.RESPONSE_VALUE, 0]]);
     assert.equal(exchange.accept(packet(10, 0, 'part1 ')).kind, 'more');
     assert.equal(exchange.accept(packet(10, 0, 'part2')).kind, 'more');
@@ -62,6 +62,36 @@ describe('planCommand', () => {
     assert.equal(exchange.accept(packet(0, 0, 'name,playeruid,steamid\n')).kind, 'done');
     assert.equal(exchange.text(), 'name,playeruid,steamid\n');
   });
+
+  for (const flavour of ['minecraft', 'source'] as const) {
+    test(`${flavour}: an id-0 answer before any fragment is this request's answer, marked as such`, () => {
+      const exchange = planCommand(flavour, 'Info', ids());
+      assert.deepEqual(exchange.accept(packet(0, PacketType.RESPONSE_VALUE, 'Welcome to Pal Server')), { kind: 'done', idZero: true });
+      assert.equal(exchange.text(), 'Welcome to Pal Server');
+      // Conan Exiles answers with type 2.
+      assert.deepEqual(planCommand(flavour, 'x', ids()).accept(packet(0, PacketType.AUTH_RESPONSE, 'ok')), { kind: 'done', idZero: true });
+    });
+
+    test(`${flavour}: an id-0 packet of another type (Squad's chat) or after a fragment with our id is not an answer`, () => {
+      assert.deepEqual(planCommand(flavour, 'x', ids()).accept(packet(0, 1, '[ChatAll] hi')), { kind: 'ignore' });
+      const exchange = planCommand(flavour, 'x', ids());
+      assert.equal(exchange.accept(packet(10, 0, 'a'.repeat(5000))).kind, 'more');
+      assert.deepEqual(exchange.accept(packet(0, 0, 'console noise')), { kind: 'ignore' });
+    });
+  }
+
+  for (const flavour of ['minecraft', 'source', 'id0'] as const) {
+    test(`${flavour}: an answer growing past maxAnswerBytes overflows, keeping nothing more`, () => {
+      const exchange = planCommand(flavour, 'x', ids(10_000));
+      const replyId = flavour === 'id0' ? 0 : 10;
+      if (flavour !== 'id0') {
+        for (let i = 0; i < 2; i += 1) assert.equal(exchange.accept(packet(replyId, 0, 'a'.repeat(4096))).kind, 'more');
+      }
+      const last = exchange.accept(packet(replyId, 0, 'b'.repeat(flavour === 'id0' ? 10_001 : 4096)));
+      assert.deepEqual(last, { kind: 'overflow' });
+      assert.ok(Buffer.byteLength(exchange.text()) <= 10_000);
+    });
+  }
 });
 
 describe('planAuth', () => {

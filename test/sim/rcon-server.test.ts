@@ -288,6 +288,25 @@ describe('fake RCON server faults and lifecycle', () => {
     assert.deepEqual(second.texts(), ['Gave 1 [Cake] to Steve']);
   });
 
+  test('flood: runs the command once, then sends its fragments without end and answers no probe, until the client leaves', async () => {
+    const client = await loggedIn(server);
+    const before = server.executed.length;
+    server.failNext('flood');
+    client.send(7, 2, 'give Steve bread');
+    await client.waitForPackets(1);
+    client.send(8, 200);
+    await client.waitForPackets(64);
+    assert.equal(server.executed.length, before + 1);
+    assert.ok(client.packets.every((packet) => packet.id === 7 && packet.body.length === 4096), 'only fragments of the command, no probe answer');
+    client.close();
+    await waitFor(() => server.connections === 0, { what: 'the flooded connection to close' });
+    const flooded = server.floodedBytes;
+    assert.ok(flooded >= 64 * 4110);
+    // Bounded: it stops with the connection, it does not buffer on for a client that left.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(server.floodedBytes, flooded);
+  });
+
   test('restart drops connections and listens on the same port; state survives', async () => {
     const client = await loggedIn(server);
     const port = server.port;

@@ -16,7 +16,7 @@ export class RawRconClient {
   private constructor(socket: Socket) {
     this.socket = socket;
     socket.on('data', (chunk: Buffer) => {
-      this.packets.push(...this.#decoder.push(chunk));
+      this.packets.push(...this.#decoder.push(chunk).packets);
       this.#wake();
     });
     socket.on('error', () => undefined);
