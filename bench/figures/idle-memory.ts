@@ -112,8 +112,8 @@ export const idleMemory: Benchmark = {
     for (let run = 0; run < runs; run++) {
       context.progress(`idle-memory: run ${run + 1}/${runs}, ${pulls} idle pulls`);
       const { earlyBytes, lateBytes } = await idleRun(pulls, gc);
-      growth.push((lateBytes - earlyBytes) / 1024 / 1024);
-      perPull.push((lateBytes - earlyBytes) / (pulls - CHECKPOINT));
+      growth.push(Math.round(((lateBytes - earlyBytes) / 1024 / 1024) * 100) / 100);
+      perPull.push(Math.round(((lateBytes - earlyBytes) / (pulls - CHECKPOINT)) * 100) / 100);
     }
     return {
       name: 'idle-memory',

@@ -6,6 +6,7 @@ import { afterEach, describe, test } from 'node:test';
 import { pino } from 'pino';
 import type { PullResult, ReportResult, ServerApi } from '../../src/api/types.js';
 import { systemClock } from '../../src/clock.js';
+import { ApiServerError } from '../../src/api/errors.js';
 import { CredentialsError } from '../../src/errors.js';
 import { Journal } from '../../src/delivery/journal.js';
 import { DeliveryLoop, type DeliveryLoopOptions } from '../../src/delivery/loop.js';
@@ -379,6 +380,25 @@ describe('delivery loop', () => {
     await t.running;
     assert.ok(lines.some((line) => /report not accepted yet/.test(line)));
     assert.ok(!lines.some((line) => /pull failed/.test(line)), lines.join(''));
+  });
+
+  test("the health text of an API failure leaves out the API's free-text detail", async () => {
+    const detail = 'Upstream node db-7.internal refused: see https://status.example/123';
+    const api = new ScriptedApi();
+    let failures = 0;
+    api.pull = async () => {
+      failures++;
+      throw new ApiServerError(`Seller API failed (503 (no code)) on pull [API says: "${detail}"]`, { status: 503, apiCode: undefined, detail, requiredScope: undefined, retryAfterMs: undefined, traceId: undefined }, { route: 'pull' });
+    };
+    const loop = new DeliveryLoop({ ...loopOptions(api, new ScriptedExecutor()), journal: new Journal(mkdtempSync(join(tmpdir(), 'porter-loop-'))) });
+    const stop = new AbortController();
+    const running = loop.run({ stop: stop.signal, hard: new AbortController().signal });
+    await waitFor(() => failures > 0 && loop.health().lastApiError);
+    stop.abort();
+    await running;
+    const text = loop.health().lastApiError ?? '';
+    assert.match(text, /Seller API failed \(503/);
+    assert.ok(!text.includes(detail), text);
   });
 });
 
