@@ -3,12 +3,12 @@ import { prepareStateDir } from '../delivery/state-dir.js';
 import { createApiClient } from '../api/client.js';
 import { systemClock } from '../clock.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
-import { createExecutor } from '../daemon/create-executor.js';
+import { createExecutor } from '../protocols/registry.js';
 import { exitCodeOf } from '../errors.js';
 import { scrubSecrets } from '../scrub.js';
 import { execPlayerReader } from '../players/exec-source.js';
 import { normalizeIdentifiers } from '../players/normalize.js';
-import { presetFor } from '../players/presets/index.js';
+import { presetFor } from '../games/registry.js';
 import { knownSecretValues, loadConfigFor, stderrLogger } from './common.js';
 
 /** One line of the report: what was checked, and whether it passed. */

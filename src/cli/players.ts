@@ -15,10 +15,10 @@ export function registerPlayers(program: Command): void {
         const server = pickServer(config, options.server);
         const logger = await stderrLogger(config);
         const [{ createExecutor }, { execPlayerReader }, { normalizeIdentifiers }, { presetFor }] = await Promise.all([
-          import('../daemon/create-executor.js'),
+          import('../protocols/registry.js'),
           import('../players/exec-source.js'),
           import('../players/normalize.js'),
-          import('../players/presets/index.js'),
+          import('../games/registry.js'),
         ]);
         let raw: string[];
         if (server.players.exec) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { webrconAddress } from '../executors/webrcon-url.js';
+import { webrconAddress } from '../protocols/webrcon/url.js';
 import { ruleProblem } from '../policy/rule-syntax.js';
 import { baseUrlProblems } from './base-url.js';
 import { LISTEN_FORM, parseListenAddress } from './listen-address.js';

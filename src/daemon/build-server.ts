@@ -1,21 +1,21 @@
 import type { Logger } from 'pino';
 import type { ApiClient } from '../api/client.js';
 import { createServerApi } from '../api/server-api.js';
-import { Budget } from '../budget.js';
+import { Budget } from '../api/budget.js';
 import type { Clock } from '../clock.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
 import { DeliveryLoop } from '../delivery/loop.js';
 import { idleDelay } from '../delivery/idle-pacing.js';
 import type { Journal } from '../delivery/journal.js';
-import type { Executor } from '../executors/executor.js';
-import type { GamePreset } from '../players/preset.js';
+import type { Executor } from '../protocols/executor.js';
+import type { GamePreset } from '../games/game.js';
 import { PlayerCache } from '../players/cache.js';
 import { execPlayerReader } from '../players/exec-source.js';
-import { presetFor } from '../players/presets/index.js';
+import { presetFor } from '../games/registry.js';
 import { compileCommandPolicy } from '../policy/command-policy.js';
 import { compileFailurePatterns, failureIn } from '../policy/failure-patterns.js';
-import { createExecutor } from './create-executor.js';
+import { createExecutor } from '../protocols/registry.js';
 
 /** Everything one configured server needs, assembled once at start-up. */
 export interface ServerParts {

@@ -10,7 +10,7 @@ import {
   OutcomeUnknownError,
   assertSingleLine,
   type Executor,
-} from '../executors/executor.js';
+} from '../protocols/executor.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
 import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal.js';
 import { WakeSignal } from './wake.js';

@@ -1,6 +1,6 @@
 import type { ServerConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
-import type { GamePreset } from '../players/preset.js';
+import type { GamePreset } from '../games/game.js';
 import { commandRoots, ruleTokens, type CommandRoot } from './command-roots.js';
 import { compileRegexRule } from './rule-syntax.js';
 

@@ -1,7 +1,7 @@
 import type { ServerConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
-import type { GamePreset } from '../players/preset.js';
-import { excerpt, stripColourCodes } from '../players/text.js';
+import type { GamePreset } from '../games/game.js';
+import { excerpt, stripColourCodes } from '../games/text.js';
 
 /** The reason sent with a fail report is the game's answer, cut to this many characters. */
 export const MAX_FAILURE_REASON = 500;

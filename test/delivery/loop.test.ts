@@ -15,7 +15,7 @@ import {
   NotSentError,
   OutcomeUnknownError,
   type Executor,
-} from '../../src/executors/executor.js';
+} from '../../src/protocols/executor.js';
 import { FaultyFs } from '../helpers/faulty-fs.js';
 import { waitFor } from '../helpers/wait-for.js';
 

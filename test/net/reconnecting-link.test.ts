@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { systemClock, type Clock } from '../../src/clock.js';
 import { CredentialsError, PorterError } from '../../src/errors.js';
-import { NotSentError } from '../../src/executors/executor.js';
+import { NotSentError } from '../../src/protocols/executor.js';
 import { ReconnectingLink } from '../../src/net/reconnecting-link.js';
 import { FakeClock, flush } from '../helpers/fake-clock.js';
 import { waitFor } from '../helpers/wait-for.js';

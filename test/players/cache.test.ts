@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { systemClock } from '../../src/clock.js';
 import { CredentialsError } from '../../src/errors.js';
-import { NotSentError } from '../../src/executors/executor.js';
+import { NotSentError } from '../../src/protocols/executor.js';
 import { PlayerCache } from '../../src/players/cache.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { FakeClock } from '../helpers/fake-clock.js';

@@ -1,14 +1,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { systemClock } from '../../src/clock.js';
-import { RconExecutor } from '../../src/executors/rcon.js';
+import { RconExecutor } from '../../src/protocols/rcon/executor.js';
 import { PlayerCache } from '../../src/players/cache.js';
-import { presetFor } from '../../src/players/presets/index.js';
+import { presetFor } from '../../src/games/registry.js';
 import { compileFailurePatterns, failureIn } from '../../src/policy/failure-patterns.js';
 import { fakeSteamId64 } from '../../src/sim/rcon-players.js';
 import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { PASSWORD, executorConfig, silent } from '../rcon/helpers/setup.js';
+import { PASSWORD, executorConfig, silent } from '../protocols/rcon/helpers/setup.js';
 
 /**
  * The presets, the cache and the failure patterns against the simulated game servers over real

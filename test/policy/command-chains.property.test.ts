@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { presetFor } from '../../src/players/presets/index.js';
+import { presetFor } from '../../src/games/registry.js';
 import { compileCommandPolicy } from '../../src/policy/command-policy.js';
 import { fcOptions } from '../helpers/fc-options.js';
 

@@ -1,8 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError } from '../../src/errors.js';
-import type { GamePreset } from '../../src/players/preset.js';
-import { presetFor } from '../../src/players/presets/index.js';
+import type { GamePreset } from '../../src/games/game.js';
+import { presetFor } from '../../src/games/registry.js';
 import { compileCommandPolicy, type CommandPolicy } from '../../src/policy/command-policy.js';
 import { commandRoots } from '../../src/policy/command-roots.js';
 

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError } from '../../src/errors.js';
-import { presetFor } from '../../src/players/presets/index.js';
+import { presetFor } from '../../src/games/registry.js';
 import { compileFailurePatterns, failureIn, MAX_FAILURE_REASON } from '../../src/policy/failure-patterns.js';
 
 const minecraft = presetFor({ preset: 'minecraft', refreshMs: 2000 });

@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { presetFor } from '../../src/players/presets/index.js';
+import { presetFor } from '../../src/games/registry.js';
 import { compileCommandPolicy } from '../../src/policy/command-policy.js';
 
 /**
