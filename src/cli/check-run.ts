@@ -1,6 +1,7 @@
 import { readJournal } from '../delivery/journal.js';
 import { prepareStateDir } from '../delivery/state-dir.js';
 import { createApiClient } from '../api/client.js';
+import { checkToken as proveToken } from '../api/token-check.js';
 import { systemClock } from '../clock.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
 import { createExecutor } from '../protocols/registry.js';
@@ -8,7 +9,7 @@ import { exitCodeOf } from '../errors.js';
 import { scrubSecrets } from '../scrub.js';
 import { execPlayerReader } from '../players/exec-source.js';
 import { normalizeIdentifiers } from '../players/normalize.js';
-import { presetFor } from '../games/registry.js';
+import { gameFor } from '../games/registry.js';
 import { knownSecretValues, loadConfigFor, stderrLogger } from './common.js';
 
 /** One line of the report: what was checked, and whether it passed. */
@@ -92,7 +93,7 @@ async function checkServer(server: ResolvedServer, config: Config): Promise<Chec
     return lines;
   }
   try {
-    const preset = presetFor(server.players);
+    const preset = gameFor(server.players);
     let raw: string[];
     if (server.players.exec) raw = await execPlayerReader(server.players.exec, { logger })();
     else if (server.players.preset === 'none') raw = [];
@@ -112,7 +113,7 @@ async function checkServer(server: ResolvedServer, config: Config): Promise<Chec
 async function checkToken(config: Config): Promise<CheckLine> {
   const client = createApiClient(config.api, { logger: await stderrLogger(config, 'error') });
   try {
-    const result = await client.checkToken(AbortSignal.timeout(config.api.timeoutMs + 1000));
+    const result = await proveToken(client, AbortSignal.timeout(config.api.timeoutMs + 1000));
     const where = config.api.baseUrl;
     switch (result.kind) {
       case 'valid': {

@@ -14,7 +14,7 @@ export function registerPlayers(program: Command): void {
         const config = await loadConfigFor(options.config);
         const server = pickServer(config, options.server);
         const logger = await stderrLogger(config);
-        const [{ createExecutor }, { execPlayerReader }, { normalizeIdentifiers }, { presetFor }] = await Promise.all([
+        const [{ createExecutor }, { execPlayerReader }, { normalizeIdentifiers }, { gameFor }] = await Promise.all([
           import('../protocols/registry.js'),
           import('../players/exec-source.js'),
           import('../players/normalize.js'),
@@ -27,7 +27,7 @@ export function registerPlayers(program: Command): void {
           const executor = createExecutor(server.executor, { logger, clock: systemClock });
           try {
             await executor.connect();
-            raw = await presetFor(server.players).readPlayers((command) => executor.query(command));
+            raw = await gameFor(server.players).readPlayers((command) => executor.query(command));
           } finally {
             await executor.close();
           }

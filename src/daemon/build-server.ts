@@ -9,10 +9,10 @@ import { DeliveryLoop } from '../delivery/loop.js';
 import { idleDelay } from '../delivery/idle-pacing.js';
 import type { Journal } from '../delivery/journal.js';
 import type { Executor } from '../protocols/executor.js';
-import type { GamePreset } from '../games/game.js';
+import type { Game } from '../games/game.js';
 import { PlayerCache } from '../players/cache.js';
 import { execPlayerReader } from '../players/exec-source.js';
-import { presetFor } from '../games/registry.js';
+import { gameFor } from '../games/registry.js';
 import { compileCommandPolicy } from '../policy/command-policy.js';
 import { compileFailurePatterns, failureIn } from '../policy/failure-patterns.js';
 import { createExecutor } from '../protocols/registry.js';
@@ -42,7 +42,7 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
   const { config, client, journal, clock } = shared;
   const logger = shared.logger.child({ server: server.name ?? server.id });
   const executor = createExecutor(server.executor, { logger, clock });
-  const preset = presetFor(server.players);
+  const preset = gameFor(server.players);
   const read = playerReader(server, executor, preset, logger);
   const budget = new Budget(config.api.budget, clock);
   const api = createServerApi({ client, serverId: server.id, budget, clock, logger });
@@ -74,7 +74,7 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
   return { server, executor, players, budget, api, loop };
 }
 
-function playerReader(server: ResolvedServer, executor: Executor, preset: GamePreset, logger: Logger) {
+function playerReader(server: ResolvedServer, executor: Executor, preset: Game, logger: Logger) {
   if (server.players.exec) return execPlayerReader(server.players.exec, { logger });
   if (server.players.preset === 'none') return async (): Promise<string[]> => [];
   return (signal?: AbortSignal) => preset.readPlayers((command) => executor.query(command, signal));

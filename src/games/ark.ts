@@ -1,4 +1,4 @@
-import type { GamePreset } from './game.js';
+import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { splitLines } from './text.js';
 
@@ -42,7 +42,7 @@ const ARK_DEFAULT_DENY: readonly string[] = [
   '/\\|/',
 ];
 
-export const arkPreset: GamePreset = {
+export const arkGame: Game = {
   name: 'ark',
   identifier: 'SteamID64 on ARK: Survival Evolved, EOS id on ARK: Survival Ascended (the ID after the comma)',
   splitsOnSemicolon: false,

@@ -1,4 +1,4 @@
-import type { GamePreset } from './game.js';
+import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { splitLines } from './text.js';
 
@@ -28,7 +28,7 @@ export function parseConanListPlayers(answer: string): string[] | null {
  */
 const CONAN_DEFAULT_DENY: readonly string[] = ['shutdown', 'MakeMeAdmin', 'SetServerSetting', '/\\|/'];
 
-export const conanPreset: GamePreset = {
+export const conanGame: Game = {
   name: 'conan',
   identifier: 'Platform ID (the SteamID64 for Steam players)',
   splitsOnSemicolon: false,

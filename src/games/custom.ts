@@ -1,4 +1,4 @@
-import type { GamePreset } from './game.js';
+import type { Game } from './game.js';
 import { ConfigError } from '../errors.js';
 import { splitLines } from './text.js';
 
@@ -8,7 +8,7 @@ import { splitLines } from './text.js';
  * matches contributes its `id`. No failure patterns and no default deny list: the owner knows
  * the game, porter does not.
  */
-export function createCustomPreset(command: string, pattern: string): GamePreset {
+export function createCustomGame(command: string, pattern: string): Game {
   let re: RegExp;
   try {
     re = new RegExp(pattern);

@@ -1,4 +1,4 @@
-import type { GamePreset } from './game.js';
+import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { splitLines } from './text.js';
 
@@ -40,7 +40,7 @@ const FACTORIO_FAILURE_PATTERNS: readonly RegExp[] = [
  */
 const FACTORIO_DEFAULT_DENY: readonly string[] = ['promote', 'quit', 'config', 'whitelist disable'];
 
-export const factorioPreset: GamePreset = {
+export const factorioGame: Game = {
   name: 'factorio',
   identifier: 'player name (Factorio account name)',
   splitsOnSemicolon: false,

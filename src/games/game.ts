@@ -1,12 +1,14 @@
 /**
- * A game preset: how to read who is online, which identifier the store matches against, which
- * answers mean a command failed, and which root commands the store may not run by default.
+ * A game (chosen with `players.preset` in the config): how to read who is online, which
+ * identifier the store matches against, which answers mean a command failed, and which root
+ * commands the store may not run by default. The delivery loop and the command policy depend on
+ * this, never on how a game's answer is parsed.
  */
-export interface GamePreset {
+export interface Game {
   readonly name: string;
   /** What the identifiers are (e.g. "player name", "SteamID64"), for docs and `porter check`. */
   readonly identifier: string;
-  /** Source consoles split on ';': such presets refuse commands containing it. */
+  /** Source consoles split on ';': such games refuse commands containing it. */
   readonly splitsOnSemicolon: boolean;
   /** Conservative patterns that mark a game answer as a failed delivery. */
   readonly failurePatterns: readonly RegExp[];

@@ -1,4 +1,4 @@
-import type { GamePreset } from './game.js';
+import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { stripColourCodes } from './text.js';
 
@@ -103,7 +103,7 @@ export const MINECRAFT_DEFAULT_DENY: readonly string[] = [
   '/\\bCommand["\']?(?:\\s*:|\\s+(?:set|merge|append|prepend|insert)\\b)/',
 ];
 
-export function createMinecraftPreset(): GamePreset {
+export function createMinecraftGame(): Game {
   let chosen: string | undefined;
   return {
     name: 'minecraft',

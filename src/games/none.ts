@@ -1,10 +1,10 @@
-import type { GamePreset } from './game.js';
+import type { Game } from './game.js';
 
 /**
  * No player list: every pull says nobody is online, so only commands that do not need the
  * player online are handed out. For servers that cannot tell (or scripts without players.exec).
  */
-export const nonePreset: GamePreset = {
+export const noneGame: Game = {
   name: 'none',
   identifier: 'none (nobody is ever reported online)',
   splitsOnSemicolon: false,

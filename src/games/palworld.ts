@@ -1,4 +1,4 @@
-import type { GamePreset } from './game.js';
+import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { splitLines } from './text.js';
 
@@ -31,7 +31,7 @@ export function parsePalworldShowPlayers(answer: string): string[] | null {
 /** Shutdown and DoExit stop the server; a store never needs them. */
 const PALWORLD_DEFAULT_DENY: readonly string[] = ['Shutdown', 'DoExit'];
 
-export const palworldPreset: GamePreset = {
+export const palworldGame: Game = {
   name: 'palworld',
   identifier: 'SteamID64 (the steamid column of ShowPlayers; a "steam_" prefix is removed)',
   splitsOnSemicolon: false,

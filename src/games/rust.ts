@@ -1,4 +1,4 @@
-import type { GamePreset } from './game.js';
+import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 
 /**
@@ -43,7 +43,7 @@ const RUST_DEFAULT_DENY: readonly string[] = [
   'server.writecfg',
 ];
 
-export const rustPreset: GamePreset = {
+export const rustGame: Game = {
   name: 'rust',
   identifier: 'SteamID64',
   splitsOnSemicolon: false,

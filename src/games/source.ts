@@ -1,4 +1,4 @@
-import type { GamePreset } from './game.js';
+import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { findSteamId64, toSteamId64 } from './steam-id.js';
 import { splitLines } from './text.js';
@@ -78,7 +78,7 @@ const SOURCE_DEFAULT_DENY: readonly string[] = [
   'meta unload',
 ];
 
-export const sourcePreset: GamePreset = {
+export const sourceGame: Game = {
   name: 'source',
   identifier: 'SteamID64 (from the STEAM_X:Y:Z / [U:1:W] column); on CS2, whose status shows no SteamID, the player name',
   splitsOnSemicolon: true,

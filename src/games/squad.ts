@@ -1,4 +1,4 @@
-import type { GamePreset } from './game.js';
+import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { splitLines } from './text.js';
 
@@ -44,7 +44,7 @@ const SQUAD_DEFAULT_DENY: readonly string[] = [
   'AdminSetServerPassword',
 ];
 
-export const squadPreset: GamePreset = {
+export const squadGame: Game = {
   name: 'squad',
   identifier: 'SteamID64 and EOS id (both are sent for every player)',
   splitsOnSemicolon: false,

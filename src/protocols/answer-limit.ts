@@ -1,4 +1,4 @@
-import { OutcomeUnknownError } from './executor.js';
+import { OutcomeUnknownError } from '../errors.js';
 
 /**
  * The most answer text porter collects for one command, in UTF-8 bytes, over RCON and WebRCON.

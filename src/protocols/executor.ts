@@ -1,4 +1,4 @@
-import { PorterError } from '../errors.js';
+import { CommandRefusedError } from '../errors.js';
 
 /**
  * What the delivery loop needs from anything that runs commands on a game server
@@ -35,24 +35,6 @@ export interface ExecutionContext {
 export interface ExecutorStats {
   readonly connected: boolean;
   readonly reconnects: number;
-}
-
-// The codes are typed `string` so that a subclass can name its case more precisely and still be
-// handled as its parent by the delivery loop.
-export class CommandRefusedError extends PorterError {
-  override readonly code: string = 'E_COMMAND_REFUSED';
-}
-
-export class NotSentError extends PorterError {
-  override readonly code: string = 'E_NOT_SENT';
-}
-
-export class OutcomeUnknownError extends PorterError {
-  override readonly code: string = 'E_OUTCOME_UNKNOWN';
-}
-
-export class CommandFailedError extends PorterError {
-  override readonly code = 'E_COMMAND_FAILED';
 }
 
 /** CR, LF and NUL would let a buyer's nickname start a second command (DESIGN §3). */

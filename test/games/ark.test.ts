@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { PlayerListError } from '../../src/games/errors.js';
-import { arkPreset, parseArkListPlayers } from '../../src/games/ark.js';
+import { arkGame, parseArkListPlayers } from '../../src/games/ark.js';
 import { fixture, scriptedQuery } from '../players/fixtures.js';
 
 describe('parseArkListPlayers', () => {
@@ -34,12 +34,12 @@ describe('parseArkListPlayers', () => {
 describe('ark preset', () => {
   test('sends ListPlayers', async () => {
     const { query, asked } = scriptedQuery({ ListPlayers: fixture('ark-no-players.txt') });
-    assert.deepEqual(await arkPreset.readPlayers(query), []);
+    assert.deepEqual(await arkGame.readPlayers(query), []);
     assert.deepEqual(asked, ['ListPlayers']);
   });
 
   test('an unknown answer is a PlayerListError', async () => {
     const { query } = scriptedQuery({ ListPlayers: 'Server received, But no response!!' });
-    await assert.rejects(arkPreset.readPlayers(query), PlayerListError);
+    await assert.rejects(arkGame.readPlayers(query), PlayerListError);
   });
 });

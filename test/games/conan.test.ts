@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { PlayerListError } from '../../src/games/errors.js';
-import { conanPreset, parseConanListPlayers } from '../../src/games/conan.js';
+import { conanGame, parseConanListPlayers } from '../../src/games/conan.js';
 import { fixture, scriptedQuery } from '../players/fixtures.js';
 
 describe('parseConanListPlayers', () => {
@@ -29,12 +29,12 @@ describe('parseConanListPlayers', () => {
 describe('conan preset', () => {
   test('sends listplayers', async () => {
     const { query, asked } = scriptedQuery({ listplayers: fixture('conan-listplayers.txt') });
-    assert.deepEqual(await conanPreset.readPlayers(query), ['76561198000735875']);
+    assert.deepEqual(await conanGame.readPlayers(query), ['76561198000735875']);
     assert.deepEqual(asked, ['listplayers']);
   });
 
   test('an unknown answer is a PlayerListError', async () => {
     const { query } = scriptedQuery({ listplayers: 'nope' });
-    await assert.rejects(conanPreset.readPlayers(query), PlayerListError);
+    await assert.rejects(conanGame.readPlayers(query), PlayerListError);
   });
 });

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { PlayerListError } from '../../src/games/errors.js';
-import { factorioPreset, parseFactorioPlayers } from '../../src/games/factorio.js';
+import { factorioGame, parseFactorioPlayers } from '../../src/games/factorio.js';
 import { fixture, scriptedQuery } from '../players/fixtures.js';
 
 describe('parseFactorioPlayers', () => {
@@ -29,12 +29,12 @@ describe('parseFactorioPlayers', () => {
 describe('factorio preset', () => {
   test('sends /players online', async () => {
     const { query, asked } = scriptedQuery({ '/players online': fixture('factorio-players-online.txt') });
-    assert.deepEqual(await factorioPreset.readPlayers(query), ['alice', 'bob']);
+    assert.deepEqual(await factorioGame.readPlayers(query), ['alice', 'bob']);
     assert.deepEqual(asked, ['/players online']);
   });
 
   test('an unknown answer is a PlayerListError', async () => {
     const { query } = scriptedQuery({ '/players online': 'Unknown command "players".' });
-    await assert.rejects(factorioPreset.readPlayers(query), PlayerListError);
+    await assert.rejects(factorioGame.readPlayers(query), PlayerListError);
   });
 });

@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { PlayerListError } from '../../src/games/errors.js';
 import { normalizeIdentifiers } from '../../src/players/normalize.js';
-import { createMinecraftPreset, parseMinecraftList } from '../../src/games/minecraft.js';
+import { createMinecraftGame, parseMinecraftList } from '../../src/games/minecraft.js';
 import { fixture, scriptedQuery } from '../players/fixtures.js';
 
 describe('parseMinecraftList against recorded answers', () => {
@@ -52,7 +52,7 @@ describe('parseMinecraftList against recorded answers', () => {
 
 describe('minecraft preset: which list command', () => {
   test('prefers list uuids and keeps using it', async () => {
-    const preset = createMinecraftPreset();
+    const preset = createMinecraftGame();
     const { query, asked } = scriptedQuery({ 'list uuids': fixture('minecraft-list-uuids.txt') });
     assert.deepEqual(await preset.readPlayers(query), ['Notch', 'jeb_']);
     assert.deepEqual(await preset.readPlayers(query), ['Notch', 'jeb_']);
@@ -60,7 +60,7 @@ describe('minecraft preset: which list command', () => {
   });
 
   test('falls back to list on an unknown-command answer and remembers it', async () => {
-    const preset = createMinecraftPreset();
+    const preset = createMinecraftGame();
     const { query, asked } = scriptedQuery({
       'list uuids': fixture('minecraft-incorrect-argument.txt'),
       'minecraft:list uuids': fixture('minecraft-unknown-command.txt'),
@@ -72,7 +72,7 @@ describe('minecraft preset: which list command', () => {
   });
 
   test('a plugin that took over list (Essentials format) sends it to minecraft:list uuids', async () => {
-    const preset = createMinecraftPreset();
+    const preset = createMinecraftGame();
     const { query, asked } = scriptedQuery({
       'list uuids': '§6There are §c2§6 out of maximum §c20§6 players online.\n§6default§r: Steve, Alex_99',
       'minecraft:list uuids': fixture('minecraft-list-uuids.txt'),
@@ -83,7 +83,7 @@ describe('minecraft preset: which list command', () => {
   });
 
   test('no command gives a player list: a PlayerListError that says what to do', async () => {
-    const preset = createMinecraftPreset();
+    const preset = createMinecraftGame();
     const { query } = scriptedQuery({
       'list uuids': 'nope',
       'minecraft:list uuids': 'nope',
@@ -100,7 +100,7 @@ describe('minecraft preset: which list command', () => {
   });
 
   test('a remembered command that stops working probes again next time', async () => {
-    const preset = createMinecraftPreset();
+    const preset = createMinecraftGame();
     const answers: Record<string, string> = { 'list uuids': fixture('minecraft-list-uuids.txt') };
     const asked: string[] = [];
     const query = async (command: string) => {
@@ -116,8 +116,8 @@ describe('minecraft preset: which list command', () => {
   });
 
   test('each preset instance probes on its own (one per server)', async () => {
-    const first = createMinecraftPreset();
-    const second = createMinecraftPreset();
+    const first = createMinecraftGame();
+    const second = createMinecraftGame();
     const a = scriptedQuery({ 'list uuids': fixture('minecraft-unknown-command.txt'), 'minecraft:list uuids': fixture('minecraft-unknown-command.txt'), list: fixture('minecraft-list.txt') });
     const b = scriptedQuery({ 'list uuids': fixture('minecraft-list-uuids.txt') });
     await first.readPlayers(a.query);

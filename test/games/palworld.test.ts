@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { PlayerListError } from '../../src/games/errors.js';
-import { palworldPreset, parsePalworldShowPlayers } from '../../src/games/palworld.js';
+import { palworldGame, parsePalworldShowPlayers } from '../../src/games/palworld.js';
 import { fixture, scriptedQuery } from '../players/fixtures.js';
 
 describe('parsePalworldShowPlayers', () => {
@@ -30,12 +30,12 @@ describe('parsePalworldShowPlayers', () => {
 describe('palworld preset', () => {
   test('sends ShowPlayers', async () => {
     const { query, asked } = scriptedQuery({ ShowPlayers: fixture('palworld-showplayers.txt') });
-    assert.deepEqual(await palworldPreset.readPlayers(query), ['76561197993593793', '76561198000000000']);
+    assert.deepEqual(await palworldGame.readPlayers(query), ['76561197993593793', '76561198000000000']);
     assert.deepEqual(asked, ['ShowPlayers']);
   });
 
   test('an unknown answer is a PlayerListError', async () => {
     const { query } = scriptedQuery({ ShowPlayers: '' });
-    await assert.rejects(palworldPreset.readPlayers(query), PlayerListError);
+    await assert.rejects(palworldGame.readPlayers(query), PlayerListError);
   });
 });

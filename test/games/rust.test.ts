@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { PlayerListError } from '../../src/games/errors.js';
-import { parseRustPlayerList, rustPreset } from '../../src/games/rust.js';
+import { parseRustPlayerList, rustGame } from '../../src/games/rust.js';
 import { fixture, scriptedQuery } from '../players/fixtures.js';
 
 describe('parseRustPlayerList', () => {
@@ -29,12 +29,12 @@ describe('parseRustPlayerList', () => {
 describe('rust preset', () => {
   test('sends playerlist', async () => {
     const { query, asked } = scriptedQuery({ playerlist: fixture('rust-playerlist.txt') });
-    assert.deepEqual(await rustPreset.readPlayers(query), ['76561198135242017']);
+    assert.deepEqual(await rustGame.readPlayers(query), ['76561198135242017']);
     assert.deepEqual(asked, ['playerlist']);
   });
 
   test('an unknown answer is a PlayerListError', async () => {
     const { query } = scriptedQuery({ playerlist: 'nope' });
-    await assert.rejects(rustPreset.readPlayers(query), PlayerListError);
+    await assert.rejects(rustGame.readPlayers(query), PlayerListError);
   });
 });

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { PlayerListError } from '../../src/games/errors.js';
-import { parseSourceStatus, sourcePreset } from '../../src/games/source.js';
+import { parseSourceStatus, sourceGame } from '../../src/games/source.js';
 import { findSteamId64, toSteamId64 } from '../../src/games/steam-id.js';
 import { fixture, scriptedQuery } from '../players/fixtures.js';
 
@@ -102,14 +102,14 @@ describe('parseSourceStatus against recorded answers', () => {
 describe('source preset', () => {
   test('sends status and returns SteamID64s', async () => {
     const { query, asked } = scriptedQuery({ status: fixture('source-status-csgo-bots.txt') });
-    assert.deepEqual(await sourcePreset.readPlayers(query), ['76561197962487950']);
+    assert.deepEqual(await sourceGame.readPlayers(query), ['76561197962487950']);
     assert.deepEqual(asked, ['status']);
-    assert.equal(sourcePreset.splitsOnSemicolon, true);
-    assert.match(sourcePreset.identifier, /SteamID64/);
+    assert.equal(sourceGame.splitsOnSemicolon, true);
+    assert.match(sourceGame.identifier, /SteamID64/);
   });
 
   test('an unknown answer is a PlayerListError', async () => {
     const { query } = scriptedQuery({ status: 'Unknown command "status"' });
-    await assert.rejects(sourcePreset.readPlayers(query), PlayerListError);
+    await assert.rejects(sourceGame.readPlayers(query), PlayerListError);
   });
 });

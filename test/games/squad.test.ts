@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { PlayerListError } from '../../src/games/errors.js';
-import { parseSquadListPlayers, squadPreset } from '../../src/games/squad.js';
+import { parseSquadListPlayers, squadGame } from '../../src/games/squad.js';
 import { fixture, scriptedQuery } from '../players/fixtures.js';
 
 describe('parseSquadListPlayers against recorded answers', () => {
@@ -118,12 +118,12 @@ describe('parseSquadListPlayers against recorded answers', () => {
 describe('squad preset', () => {
   test('sends ListPlayers', async () => {
     const { query, asked } = scriptedQuery({ ListPlayers: fixture('squad-listplayers-online-ids.txt') });
-    assert.deepEqual(await squadPreset.readPlayers(query), ['76561198016942077', '0002a10186d9414496bf20d22d3860ba']);
+    assert.deepEqual(await squadGame.readPlayers(query), ['76561198016942077', '0002a10186d9414496bf20d22d3860ba']);
     assert.deepEqual(asked, ['ListPlayers']);
   });
 
   test('an unknown answer is a PlayerListError', async () => {
     const { query } = scriptedQuery({ ListPlayers: 'Command not recognized: ListPlayers' });
-    await assert.rejects(squadPreset.readPlayers(query), PlayerListError);
+    await assert.rejects(squadGame.readPlayers(query), PlayerListError);
   });
 });

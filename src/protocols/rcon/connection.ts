@@ -1,9 +1,8 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { startDeadline, systemClock, type Clock } from '../../clock.js';
-import { CredentialsError } from '../../errors.js';
+import { CredentialsError, NotSentError, OutcomeUnknownError } from '../../errors.js';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES } from '../answer-limit.js';
-import { NotSentError, OutcomeUnknownError } from '../executor.js';
 import { PacketDecoder, type RconPacket } from './codec.js';
 import { RconConnectError, RconProtocolError } from './errors.js';
 import { planAuth, planCommand, type RconFlavour } from './exchange.js';

@@ -1,4 +1,5 @@
-import { assertSingleLine, CommandRefusedError } from '../executor.js';
+import { CommandRefusedError } from '../../errors.js';
+import { assertSingleLine } from '../executor.js';
 
 /**
  * Minecraft reads a request with one 1,460-byte read and closes the connection when the read is

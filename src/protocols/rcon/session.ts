@@ -1,7 +1,7 @@
+import { NotSentError } from '../../errors.js';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../../clock.js';
-import { NotSentError } from '../executor.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { DEFAULT_RECONNECT_BACKOFF, type BackoffPolicy } from '../../net/backoff.js';
 import { RconConnection, type RconConnectionOptions } from './connection.js';

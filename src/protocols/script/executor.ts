@@ -5,18 +5,9 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../../clock.js';
 import type { ResolvedExecutor } from '../../config/schema.js';
-import { ConfigError } from '../../errors.js';
+import { CommandFailedError, CommandRefusedError, ConfigError, NotSentError, OutcomeUnknownError } from '../../errors.js';
 import { backoffDelay, type BackoffPolicy } from '../../net/backoff.js';
-import {
-  assertSingleLine,
-  CommandFailedError,
-  CommandRefusedError,
-  NotSentError,
-  OutcomeUnknownError,
-  type ExecutionContext,
-  type Executor,
-  type ExecutorStats,
-} from '../executor.js';
+import { assertSingleLine, type ExecutionContext, type Executor, type ExecutorStats } from '../executor.js';
 import { scriptEnv } from './env.js';
 import { runProcess, SpawnFailedError, type RunResult } from './process.js';
 import { lastLines } from './tail.js';

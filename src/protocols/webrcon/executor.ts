@@ -2,16 +2,10 @@ import type { Logger } from 'pino';
 import { Agent } from 'undici';
 import { systemClock, type Clock } from '../../clock.js';
 import type { ResolvedExecutor } from '../../config/schema.js';
-import { ConfigError } from '../../errors.js';
+import { ConfigError, NotSentError } from '../../errors.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { MAX_WEBSOCKET_MESSAGE_BYTES } from '../answer-limit.js';
-import {
-  assertSingleLine,
-  NotSentError,
-  type ExecutionContext,
-  type Executor,
-  type ExecutorStats,
-} from '../executor.js';
+import { assertSingleLine, type ExecutionContext, type Executor, type ExecutorStats } from '../executor.js';
 import { WebRconConnectError, WebRconConnection } from './connection.js';
 import { parseFrame } from './protocol.js';
 import { WebRconRequests } from './requests.js';

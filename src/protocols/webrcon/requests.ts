@@ -1,6 +1,6 @@
+import { OutcomeUnknownError } from '../../errors.js';
 import type { Clock } from '../../clock.js';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES } from '../answer-limit.js';
-import { OutcomeUnknownError } from '../executor.js';
 import type { WebRconConnection } from './connection.js';
 import { encodeRequest, MAX_IDENTIFIER, type WebRconFrame } from './protocol.js';
 

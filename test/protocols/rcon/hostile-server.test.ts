@@ -1,9 +1,9 @@
+import { OutcomeUnknownError } from '../../../src/errors.js';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES } from '../../../src/protocols/answer-limit.js';
-import { OutcomeUnknownError } from '../../../src/protocols/executor.js';
 import { RconExecutor } from '../../../src/protocols/rcon/executor.js';
 import { RconConnection } from '../../../src/protocols/rcon/connection.js';
 import { simEchoText } from '../../../src/sim/rcon-answers.js';

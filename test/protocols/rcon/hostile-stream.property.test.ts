@@ -1,8 +1,8 @@
+import { NotSentError, OutcomeUnknownError } from '../../../src/errors.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import fc from 'fast-check';
-import { NotSentError, OutcomeUnknownError } from '../../../src/protocols/executor.js';
 import { bodyText, encodePacket, PacketDecoder, PacketType } from '../../../src/protocols/rcon/codec.js';
 import { RconConnection } from '../../../src/protocols/rcon/connection.js';
 import { MINECRAFT_PROBE_TYPE } from '../../../src/protocols/rcon/exchange.js';

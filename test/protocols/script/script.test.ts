@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { ScriptExecutor, ScriptNotStartedError, type ScriptExecutorConfig } from '../../../src/protocols/script/executor.js';
-import { CommandFailedError, CommandRefusedError, NotSentError, OutcomeUnknownError } from '../../../src/protocols/executor.js';
-import { ConfigError } from '../../../src/errors.js';
+import { CommandFailedError, CommandRefusedError, ConfigError, NotSentError, OutcomeUnknownError } from '../../../src/errors.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { fixture, isAlive, killQuietly, readPids } from './process-helpers.js';
 

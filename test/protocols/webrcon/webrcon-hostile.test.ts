@@ -1,9 +1,9 @@
+import { OutcomeUnknownError } from '../../../src/errors.js';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import fc from 'fast-check';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES, MAX_WEBSOCKET_MESSAGE_BYTES } from '../../../src/protocols/answer-limit.js';
-import { OutcomeUnknownError } from '../../../src/protocols/executor.js';
 import { WebRconExecutor } from '../../../src/protocols/webrcon/executor.js';
 import { parseFrame } from '../../../src/protocols/webrcon/protocol.js';
 import { FakeWebRconServer } from '../../fakes/webrcon-server.js';

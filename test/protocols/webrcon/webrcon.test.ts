@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { WebRconConnectError, WebRconExecutor, type WebRconExecutorConfig } from '../../../src/protocols/webrcon/executor.js';
-import { CommandRefusedError, NotSentError, OutcomeUnknownError } from '../../../src/protocols/executor.js';
-import { CredentialsError, exitCodeOf } from '../../../src/errors.js';
+import { CommandRefusedError, CredentialsError, exitCodeOf, NotSentError, OutcomeUnknownError } from '../../../src/errors.js';
 import { FakeWebRconServer } from '../../fakes/webrcon-server.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
