@@ -65,7 +65,7 @@ async function idleRun(pulls: number, gc: () => void): Promise<{ earlyBytes: num
     fail: async () => 'accepted',
   };
   const executor: Executor = {
-    kind: 'script',
+    connectedText: 'a script',
     connect: async () => undefined,
     isReady: () => true,
     waitReady: async () => undefined,

@@ -11,7 +11,7 @@ import type { Journal } from '../delivery/journal.js';
 import type { Executor } from '../protocols/executor.js';
 import type { Game } from '../games/game.js';
 import { PlayerCache } from '../players/cache.js';
-import { execPlayerReader } from '../players/exec-source.js';
+import { playerReader } from '../players/reader.js';
 import { gameFor } from '../games/registry.js';
 import { compileCommandPolicy } from '../policy/command-policy.js';
 import { compileFailurePatterns, failureIn } from '../policy/failure-patterns.js';
@@ -43,7 +43,7 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
   const logger = shared.logger.child({ server: server.name ?? server.id });
   const executor = createExecutor(server.executor, { logger, clock });
   const preset = gameFor(server.players);
-  const read = playerReader(server, executor, preset, logger);
+  const read = playerReader(server.players, preset, executor, logger);
   const budget = new Budget(config.api.budget, clock);
   const api = createServerApi({ client, serverId: server.id, budget, clock, logger });
   const patterns = compileFailurePatterns(preset, server.failurePatterns);
@@ -72,10 +72,4 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
     ...(shared.observer ? { observer: shared.observer } : {}),
   });
   return { server, executor, players, budget, api, loop };
-}
-
-function playerReader(server: ResolvedServer, executor: Executor, preset: Game, logger: Logger) {
-  if (server.players.exec) return execPlayerReader(server.players.exec, { logger });
-  if (server.players.preset === 'none') return async (): Promise<string[]> => [];
-  return (signal?: AbortSignal) => preset.readPlayers((command) => executor.query(command, signal));
 }

@@ -11,7 +11,11 @@ import { CommandRefusedError } from '../errors.js';
  * - rejects with CredentialsError (src/errors.ts): the game server refused our password.
  */
 export interface Executor {
-  readonly kind: 'rcon' | 'script' | 'webrcon';
+  /**
+   * What a successful `connect()` proved, in words for `porter check`, e.g. "RCON (minecraft)
+   * login to 127.0.0.1:25575 accepted" or "script /usr/local/bin/deliver is executable".
+   */
+  readonly connectedText: string;
   /** Connects and authenticates. Rejects with CredentialsError on a wrong password. */
   connect(signal?: AbortSignal): Promise<void>;
   /** True while commands can be sent now (scripts are always ready). */

@@ -197,7 +197,7 @@ class World {
   executor(life: Life): Executor {
     const world = this;
     return {
-      kind: 'rcon',
+      connectedText: 'a fake game server',
       connect: async () => undefined,
       isReady: () => world.clock.now() >= world.notReadyUntil,
       async waitReady(signal?: AbortSignal) {

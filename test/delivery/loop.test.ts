@@ -53,7 +53,7 @@ class ScriptedApi implements ServerApi {
 }
 
 class ScriptedExecutor implements Executor {
-  readonly kind = 'rcon' as const;
+  readonly connectedText = 'a scripted game server';
   readonly ran: string[] = [];
   ready = true;
   next: Array<(command: string) => Promise<string>> = [];

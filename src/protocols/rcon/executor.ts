@@ -21,12 +21,13 @@ export interface RconExecutorDeps {
  * CredentialsError when the password is rejected.
  */
 export class RconExecutor implements Executor {
-  readonly kind = 'rcon' as const;
+  readonly connectedText: string;
   readonly #session: RconSession;
   readonly #logger: Logger;
 
   constructor(config: RconExecutorConfig, deps: RconExecutorDeps) {
     this.#logger = deps.logger;
+    this.connectedText = `RCON (${config.flavour}) login to ${config.host}:${config.port} accepted`;
     this.#session = new RconSession(
       {
         host: config.host,

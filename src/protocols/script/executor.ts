@@ -55,7 +55,6 @@ export class ScriptNotStartedError extends CommandRefusedError {
  * parsed by a shell; exit 0 is done, anything else failed; a timeout kills its process group.
  */
 export class ScriptExecutor implements Executor {
-  readonly kind = 'script' as const;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly stopAll = new AbortController();
@@ -74,6 +73,10 @@ export class ScriptExecutor implements Executor {
 
   private get file(): string {
     return this.config.exec[0]!;
+  }
+
+  get connectedText(): string {
+    return `script ${this.file} is executable`;
   }
 
   /** Checks the executable exists and may be run, so `porter check` catches a wrong path. */

@@ -51,7 +51,10 @@ const DEFAULT_BACKOFF: WebRconBackoff = { initialMs: 2000, maxMs: 30_000 };
  * retrying cannot fix it and Rust bans an address after a few failures.
  */
 export class WebRconExecutor implements Executor {
-  readonly kind = 'webrcon' as const;
+  get connectedText(): string {
+    return `WebRCON login to ${this.#address.display} accepted`;
+  }
+
   readonly #config: WebRconExecutorConfig;
   readonly #address: WebRconAddress;
   readonly #logger: Logger;
