@@ -15,10 +15,6 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length, rank) - 1]!;
 }
 
-export function mean(values: readonly number[]): number {
-  return values.length === 0 ? Number.NaN : values.reduce((sum, v) => sum + v, 0) / values.length;
-}
-
 export function round(value: number, digits = 0): number {
   if (!Number.isFinite(value)) return value;
   const factor = 10 ** digits;

@@ -23,11 +23,6 @@ export interface DaemonOptions {
   readonly secrets?: () => readonly string[];
 }
 
-export interface RunningDaemon {
-  readonly servers: readonly ServerParts[];
-  readonly journal: Journal;
-}
-
 /**
  * Runs every configured server's delivery loop until stopped. Resolves with the process exit
  * code (DESIGN §5): 0 after a clean stop, 78 on a configuration or credential error, 1 otherwise.

@@ -3,8 +3,8 @@ import type { LoopHealth } from '../delivery/loop.js';
 import type { ExecutorStats } from '../protocols/executor.js';
 
 /**
- * What /healthz and /metrics read from a running daemon, and nothing more. `RunningDaemon`
- * (src/daemon/daemon.ts) satisfies it as it is; tests can hand in plain objects.
+ * What /healthz and /metrics read from a running daemon, and nothing more. The daemon's own parts
+ * satisfy it as they are; tests can hand in plain objects.
  */
 export interface HealthSource {
   readonly servers: readonly HealthServerPart[];

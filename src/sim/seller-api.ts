@@ -7,7 +7,7 @@ import { FixedWindows } from './seller-api-limits.js';
 import { CommandQueue, type EnqueueInput, type SimCommand } from './seller-api-queue.js';
 
 export type { Fault, SimRoute } from './seller-api-faults.js';
-export type { EnqueueInput, SimCommand, SimCommandStatus, SimReport } from './seller-api-queue.js';
+export type { EnqueueInput, SimCommand } from './seller-api-queue.js';
 
 /**
  * A simulated Seller API: the executor routes of seller-api.md §4.8 with the defaults of DESIGN §1
