@@ -15,7 +15,7 @@ import { rowsOf, textTable } from './lib/table.js';
 
 /**
  * `npm run bench`: runs the real porter process against the fake Seller API and fake RCON server
- * and prints the figures of issue 5 next to their targets. Never part of `npm test`.
+ * and prints the figures next to their targets. Never part of `npm test`.
  *
  *   npm run bench                     every benchmark, several runs each (~8 min on 2 cores)
  *   npm run bench -- --quick          fewer runs and samples

@@ -1,6 +1,6 @@
 /**
  * Named error classes with stable codes, in the style of undici/lib/core/errors.js.
- * The CLI maps `exitCode` to the process exit status (DESIGN §5): 78 for configuration and
+ * The CLI maps `exitCode` to the process exit status (docs/design.md#cli-and-exit-codes): 78 for configuration and
  * credential errors, 1 for everything else.
  */
 export class PorterError extends Error {

@@ -1,6 +1,6 @@
 import { median } from './stats.js';
 
-/** A figure's goal from issue 5 item 2: measured and shown, never asserted. */
+/** A figure's goal: measured and shown, never asserted. */
 export interface Target {
   readonly op: '<=' | '>=' | '<' | '==';
   readonly value: number;

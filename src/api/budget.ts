@@ -4,7 +4,7 @@ import { ConfigError, PorterError } from '../errors.js';
 import type { Route } from './types.js';
 
 /**
- * Per-server, per-route call budget (DESIGN §1, Budget): 120 calls per 60 s window for each of
+ * Per-server, per-route call budget (docs/design.md#the-call-budget): 120 calls per 60 s window for each of
  * pull, done and fail, shared with the official connector. Pure bookkeeping over an injected
  * monotonic clock; the caller asks `delayFor`, takes, sends, and tells `observe` how the call
  * ended and what the answer's headers said.

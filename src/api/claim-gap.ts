@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 export const CLAIM_GAP_WARN_MS = 60_000;
 
 /**
- * The claim gap (DESIGN §2): a pull whose answer was lost after the request went out may have
+ * The claim gap (docs/design.md#delivery-semantics): a pull whose answer was lost after the request went out may have
  * claimed a command porter never learned the id of. The platform then keeps it PROCESSING until its
  * own timeout and answers every pull with 204. Porter cannot report it; it can only say so, once,
  * when nothing but empty answers followed for longer than `thresholdMs`.

@@ -3,7 +3,7 @@ import type { Route } from './types.js';
 
 /**
  * Typed errors of the Seller API. Every class is decided on the HTTP status and the problem's
- * `code` only (seller-api.md §7), never on `detail`, which is localized text for people.
+ * `code` only (the Seller API's error rules), never on `detail`, which is localized text for people.
  *
  * `code` on every class is porter's own stable error code (E_API_…), like every PorterError;
  * the platform's problem code is `apiCode`.
@@ -117,7 +117,7 @@ export type TransportFailure = 'timeout' | 'reset' | 'connect' | 'tls' | 'protoc
 /**
  * No usable HTTP answer: timeout, reset, refused, DNS, TLS. `maybeProcessed` is true whenever the
  * request may have reached the API (a timeout or a reset after connecting): for a pull that means
- * a command may have been claimed without porter learning its id (DESIGN §2, the claim gap).
+ * a command may have been claimed without porter learning its id (the claim gap, docs/design.md#delivery-semantics).
  * The `cause` is a scrubbed copy of the underlying error (name, code, message), never the original,
  * because undici errors can carry request headers.
  */

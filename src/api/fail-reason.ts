@@ -1,4 +1,4 @@
-/** The platform stores at most this many Unicode code points of a failure reason (DESIGN §1). */
+/** The platform stores at most this many Unicode code points of a failure reason (docs/design.md#the-api-contract). */
 export const MAX_REASON_CODE_POINTS = 1000;
 
 /**

@@ -123,14 +123,14 @@ export function int64Digits(literal: IdLiteral): { ok: true; digits: string } | 
 }
 
 /**
- * The rules of DESIGN §1 for a 2xx pull answer that has a body: empty text, `null`, `{}` or an
+ * The rules (docs/design.md#the-api-contract) for a 2xx pull answer that has a body: empty text, `null`, `{}` or an
  * object without `id` (or with `id: null`) mean nothing is due; an integer id (number or digit
  * string) is a claim, with `command` as sent, whatever its type (the loop refuses non-strings and
  * reports them failed). Anything else is `unusable`:
  *
  * - an id that is not an integer: the platform claimed something porter cannot name in a report;
  * - malformed JSON or a JSON value that is not an object: the platform may have claimed a command
- *   but porter cannot know its id. This is the lost answer of DESIGN §2 in another form, so it is
+ *   but porter cannot know its id. This is the lost answer of the claim gap (docs/design.md#delivery-semantics) in another form, so it is
  *   `unusable` (and the caller opens the claim gap watch) rather than a thrown error: the loop
  *   handles both in one place, it cannot report either.
  */

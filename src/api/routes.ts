@@ -21,7 +21,7 @@ export interface BaseUrl {
 /**
  * Splits the base URL for the pool. The client asks the same rules as the config schema
  * (config/base-url.ts) because it is the part that actually sends the token: plain http only
- * to loopback (DESIGN §1, Transport).
+ * to loopback (docs/design.md#the-api-contract).
  */
 export function parseBaseUrl(baseUrl: string): BaseUrl {
   const [problem] = baseUrlProblems(baseUrl);

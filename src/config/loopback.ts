@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 
 /**
- * porter's one definition of "loopback" (DESIGN §1, Transport): 127.0.0.0/8, ::1, the name
+ * porter's one definition of "loopback" (docs/design.md#the-api-contract): 127.0.0.0/8, ::1, the name
  * localhost, and IPv4-mapped IPv6 addresses of 127.0.0.0/8 (::ffff:127.x.y.z), which reach the
  * same IPv4 loopback interface. Used for plain http:// to the API and for health.listen.
  *

@@ -11,7 +11,7 @@ import { LISTEN_FORM, parseListenAddress } from './listen-address.js';
 const MINECRAFT_MAX_COMMAND_BYTES = 1446;
 
 /**
- * The configuration file's shape (DESIGN §4). Every object is strict so a typo is an error that
+ * The configuration file's shape (docs/design.md#configuration). Every object is strict so a typo is an error that
  * names the key, never a silently ignored setting. Defaults live here and nowhere else.
  *
  * Everything `porter run` would refuse at start is refused here, with the same functions the

@@ -25,7 +25,7 @@ export interface DaemonOptions {
 
 /**
  * Runs every configured server's delivery loop until stopped. Resolves with the process exit
- * code (DESIGN §5): 0 after a clean stop, 78 on a configuration or credential error, 1 otherwise.
+ * code (docs/design.md#cli-and-exit-codes): 0 after a clean stop, 78 on a configuration or credential error, 1 otherwise.
  */
 export async function runDaemon(options: DaemonOptions): Promise<number> {
   const { config, logger } = options;

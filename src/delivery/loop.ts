@@ -9,7 +9,7 @@ import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from
 import { WakeSignal } from './wake.js';
 
 /**
- * One server's delivery loop (DESIGN §2): wait until the game server is reachable, read who is
+ * One server's delivery loop (docs/design.md#delivery-semantics): wait until the game server is reachable, read who is
  * online, pull one command, journal the claim, run it, journal the outcome, report it, repeat.
  * It owns the order of these steps; every collaborator is passed in.
  */

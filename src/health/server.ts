@@ -10,7 +10,7 @@ import type { HealthSource } from './source.js';
 import { defaultApiStaleMs, evaluateHealth } from './status.js';
 
 /**
- * The optional HTTP endpoint of `health.listen` (issue 4 §3):
+ * The optional HTTP endpoint of `health.listen` (docs/operations.md):
  *   GET /healthz  200 {status:"ok", servers:{...}} or 503 with the reasons per server;
  *   GET /metrics  Prometheus text from porter's own registry.
  * node:http and nothing else: two read-only routes need no framework.

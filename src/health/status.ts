@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import type { HealthSource } from './source.js';
 
 /**
- * Decides whether each server's delivery loop is healthy (issue 4 §3), as plain data the HTTP
+ * Decides whether each server's delivery loop is healthy (docs/operations.md), as plain data the HTTP
  * layer turns into 200 or 503. A server is healthy when:
  * - its executor is connected (a script executor always is);
  * - the Seller API answered recently: no API error is pending, or the last success (or, before

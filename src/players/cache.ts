@@ -25,7 +25,7 @@ const WARN_EVERY_MS = 60_000;
  *
  * A read that fails yields an empty list: commands that do not need the player online still
  * run, and the failure is logged (rate-limited) instead of stopping deliveries. Some failures
- * are passed on instead, because pulling then would claim a command that cannot run (DESIGN §2):
+ * are passed on instead, because pulling then would claim a command that cannot run (docs/design.md#delivery-semantics):
  * the caller's own abort, NotSentError (the game server cannot be reached right now) and errors
  * whose exitCode is 78 (credentials rejected).
  */

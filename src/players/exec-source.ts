@@ -23,7 +23,7 @@ export interface ExecPlayerReaderDeps {
 }
 
 /**
- * Online players from a local executable (DESIGN §3): run without a shell and without
+ * Online players from a local executable (docs/design.md#executors): run without a shell and without
  * arguments, it prints one identifier per line. Lines are trimmed and blank ones dropped;
  * normalisation (case, duplicates, the 4,096 cap) is the caller's job.
  */

@@ -1,4 +1,4 @@
-/** The Seller API accepts at most this many identifiers per pull (seller-api.md, limits). */
+/** The Seller API accepts at most this many identifiers per pull (its documented limit). */
 export const MAX_IDENTIFIERS = 4096;
 
 /**

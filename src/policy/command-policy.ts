@@ -15,7 +15,7 @@ type Rule =
   | { readonly kind: 'root'; readonly text: string; readonly origin: string; readonly tokens: readonly string[] };
 
 /**
- * The command policy of one server (DESIGN §3, issue 3 item 4).
+ * The command policy of one server (docs/design.md#command-safety).
  *
  * Rule forms: a root command (`"op"`, `"whitelist off"`) that matches however the game would
  * run it (see command-roots.ts), or `/regex/flags` tested against the whole command. Deny wins

@@ -41,7 +41,7 @@ export interface ExecutorStats {
   readonly reconnects: number;
 }
 
-/** CR, LF and NUL would let a buyer's nickname start a second command (DESIGN §3). */
+/** CR, LF and NUL would let a buyer's nickname start a second command (docs/design.md#command-safety). */
 export function assertSingleLine(command: string): void {
   if (/[\r\n\0]/.test(command)) {
     throw new CommandRefusedError('command contains CR, LF or NUL and was not sent (it could start a second command)');

@@ -1,5 +1,5 @@
 /**
- * The simulated platform's rate limit (seller-api.md §8): per key (server + route) a fixed window
+ * The simulated platform's rate limit (the Seller API's documented limits): per key (server + route) a fixed window
  * that starts at the first request after the previous one ended. It also remembers each key's
  * Retry-After, so a test can count requests that came too early.
  */

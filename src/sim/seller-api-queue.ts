@@ -1,5 +1,5 @@
 /**
- * The simulated platform's command queue (seller-api.md §2.5, §3.2): SCHEDULED commands become
+ * The simulated platform's command queue (the Seller API's command states): SCHEDULED commands become
  * PROCESSING when pulled, and EXECUTED / FAILED when the executor reports them. One PROCESSING
  * command per server blocks further claims for that server.
  */

@@ -10,7 +10,7 @@ export type { Fault, SimRoute } from './seller-api-faults.js';
 export type { EnqueueInput, SimCommand } from './seller-api-queue.js';
 
 /**
- * A simulated Seller API: the executor routes of seller-api.md §4.8 with the defaults of DESIGN §1
+ * A simulated Seller API: the executor routes of the Seller API (pull, done, fail) with the defaults of docs/design.md#the-api-contract
  * (pull, done, fail) and `GET /v1/seller/servers`, over a real HTTP server on 127.0.0.1. Ships with
  * porter for `porter demo`; tests and benchmarks drive it through the returned handle.
  */

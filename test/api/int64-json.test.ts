@@ -56,7 +56,7 @@ describe('int64Digits', () => {
   });
 });
 
-describe('parsePullBody: the pull answer rules of DESIGN §1', () => {
+describe('parsePullBody: the pull answer rules of docs/design.md', () => {
   test('nothing due: empty body, whitespace, null, {}, no id, id null', () => {
     for (const body of ['', '  \n', 'null', '{}', '{"command":"say hi"}', '{"id":null,"command":null}']) {
       assert.deepEqual(parsePullBody(body), { kind: 'empty', status: 200 }, JSON.stringify(body));

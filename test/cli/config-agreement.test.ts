@@ -5,7 +5,7 @@ import { connect } from 'node:net';
 import { startBed, type ConfigEdit, type TestBed } from '../integration/harness.js';
 
 /**
- * Issue 9 items 15 and 17 over the real CLI: `porter check` and `porter run` refuse the same
+ * Over the real CLI: `porter check` and `porter run` refuse the same
  * configs (exit 78, naming the key) and accept the same ones; the start-up warnings about exposed
  * secrets and a health endpoint off loopback reach both outputs.
  */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startBed, type TestBed } from '../integration/harness.js';
 
 /**
- * Issue 9 item 16 over the real CLI: a state directory porter cannot use ends `porter run` with
+ * Over the real CLI: a state directory porter cannot use ends `porter run` with
  * exit 78 (systemd does not restart it) and a message naming the path, what is wrong and what to
  * do; `porter check` reports the same line and exit code. Nothing is claimed.
  */

@@ -17,7 +17,7 @@ import { parseListen } from '../../src/health/listen.js';
 import { configError, minimal, PASSWORD, TOKEN } from './helpers.js';
 
 /**
- * Issue 9 item 15: `porter check` and `porter run` agree on every config. Both load it through the
+ * `Porter check` and `porter run` agree on every config. Both load it through the
  * one zod schema, so the question is whether the schema refuses everything the run-time parts
  * refuse when porter assembles itself, and refuses nothing they accept. Each row is a config: a
  * refused one must name its key path; an accepted one must also survive the assembly `porter run`

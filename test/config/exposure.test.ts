@@ -6,7 +6,7 @@ import { minimal, PASSWORD, SERVER_ID, tempDir, TOKEN } from './helpers.js';
 import type { TempDir } from './helpers.js';
 
 /**
- * Issue 9 item 17: a secret other users can read, or a health endpoint on the network, loads with
+ * A secret other users can read, or a health endpoint on the network, loads with
  * one warning line each that names the file (or address) and the fix; the safe setups load
  * without one.
  */

@@ -8,7 +8,7 @@ import { PorterError } from '../../src/errors.js';
 import { prepareStateDir, StateDirError, StateDirFullError } from '../../src/delivery/state-dir.js';
 
 /**
- * Issue 9 item 16: a state directory porter cannot use is a configuration error (exit 78) whose
+ * A state directory porter cannot use is a configuration error (exit 78) whose
  * message names the path, what is wrong and what to do, never a bare errno (exit 1, restarted
  * every 5 s by systemd). A full disk is the exception: it can free up, so it stays exit 1.
  */

@@ -11,7 +11,7 @@ import { LOCK_FILE, lockStateDir } from '../../src/delivery/state-lock.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /**
- * Issue 9 item 12: the state directory lock identifies its holder exactly. A lock that names a
+ * The state directory lock identifies its holder exactly. A lock that names a
  * pid now used by another process (after a reboot, or a long run) is taken over with an info
  * line naming the old holder; a lock whose holder really runs is refused with exit 78.
  */

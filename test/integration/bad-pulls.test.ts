@@ -4,7 +4,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, SIM_SERVER_ID, startBed, WAIT } from './harness.js';
 
 /**
- * Issue 2 item 13, "bad pull bodies handled without dying": the fake Seller API plays broken
+ * "Bad pull bodies handled without dying": the fake Seller API plays broken
  * answers on the pull route (each fault on the next pull, in order), and queues commands porter
  * must refuse. Porter must keep running, report every claim it can name, and deliver what
  * comes after.

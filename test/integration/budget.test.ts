@@ -4,7 +4,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, SIM_SERVER_ID, startBed, WAIT } from './harness.js';
 
 /**
- * Issue 2 item 13: "the budget never exceeded at a shrunk window" and "429 honoured", through the
+ * "The budget never exceeded at a shrunk window" and "429 honoured", through the
  * real CLI. The fake Seller API counts every request per route and window and remembers each
  * Retry-After it gave, so a request that came too early is counted, not guessed at.
  */

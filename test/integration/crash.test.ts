@@ -6,7 +6,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, SIM_SERVER_ID, startBed, WAIT } from './harness.js';
 
 /**
- * Issue 2 item 13, the crash test: the real CLI is killed with SIGKILL at random points and
+ * The crash test: the real CLI is killed with SIGKILL at random points and
  * started again on the same state directory, against a queue of commands with unique texts.
  * The random delays are only the schedule; what must hold holds at every point:
  *
@@ -15,7 +15,7 @@ import { acceptedReports, SIM_SERVER_ID, startBed, WAIT } from './harness.js';
  *   exactly once — none is left PROCESSING;
  * - every command reported done really ran; one failed as "outcome unknown" ran at most once.
  *
- * One window porter cannot close (DESIGN §2, "the claim gap"): killed after the API claimed a
+ * One window porter cannot close ("the claim gap", docs/design.md#delivery-semantics): killed after the API claimed a
  * command and before porter read the answer. The fake then keeps that command PROCESSING until its
  * processing timeout turns it UNCERTAIN, as the platform does. Such a command must never have run.
  */

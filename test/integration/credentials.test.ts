@@ -5,7 +5,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type PorterProcess } from './harness.js';
 
 /**
- * Issue 2 item 13: 401 / 403 / unknown server / wrong RCON password end `porter run` with exit 78
+ * 401 / 403 / unknown server / wrong RCON password end `porter run` with exit 78
  * and a message that names what is wrong and what to do — and no secret in any output. The secret
  * values are distinctive so a grep over stdout and stderr can prove they never appear.
  */

@@ -6,7 +6,7 @@ import { FakeWebRconServer } from '../fakes/webrcon-server.js';
 import { isSettled, RCON_PASSWORD, SIM_SERVER_ID, startBed, WAIT, type PorterProcess, type TestBed } from './harness.js';
 
 /**
- * Issue 9 item 9, "unbounded answers": a game server that floods answer fragments for one command
+ * "Unbounded answers": a game server that floods answer fragments for one command
  * and never ends the answer. Before the cap, porter's RSS grew past 1.3 GB over RCON and 951 MB
  * over WebRCON. Through the real CLI: memory stays bounded while the server floods, the command
  * is failed with the reason and never resent, and the next command is delivered on a fresh

@@ -4,7 +4,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, isSettled, SIM_SERVER_ID, startBed, WAIT } from './harness.js';
 
 /**
- * Issue 2 item 13 / DESIGN §2 "Don't claim what cannot run": while the game server is down porter
+ * "Don't claim what cannot run" (docs/design.md#delivery-semantics): while the game server is down porter
  * pulls nothing, and after it comes back deliveries resume on a new connection.
  */
 

@@ -5,7 +5,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, CLI, isSettled, SIM_SERVER_ID, startBed, WAIT, type PorterProcess, type TestBed } from './harness.js';
 
 /**
- * Issue 2 item 13, "a mixed queue delivered exactly once": offline commands, online-only
+ * "A mixed queue delivered exactly once": offline commands, online-only
  * commands for a player who is online, for one who joins later, commands due in the future and
  * commands the game refuses — all through the real CLI against both fakes.
  */

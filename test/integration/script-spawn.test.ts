@@ -7,7 +7,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { isSettled, SIM_SERVER_ID, startBed, WAIT, type PorterProcess, type TestBed } from './harness.js';
 
 /**
- * Issue 9 item 11: a delivery script that cannot be started used to be "not sent, retry": 3,423
+ * A delivery script that cannot be started used to be "not sent, retry": 3,423
  * spawns and as many warnings in 20 s, with a reason blaming the game server. Through the real
  * CLI: such a command fails at once, with the real reason, in one log line.
  */

@@ -4,7 +4,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, SIM_SERVER_ID, startBed, WAIT } from './harness.js';
 
 /**
- * Issue 2 item 9 / 13, "SIGTERM mid-command": porter stops pulling at once, finishes and reports
+ * "SIGTERM mid-command": porter stops pulling at once, finishes and reports
  * the command in hand, and exits 0.
  */
 

@@ -7,7 +7,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, SIM_SERVER_ID, startBed, WAIT, type PorterProcess } from './harness.js';
 
 /**
- * Issue 9 item 12 through the real CLI: two `porter run` started at the same instant on one state
+ * Through the real CLI: two `porter run` started at the same instant on one state
  * directory, with no lock or with a stale lock naming a live process that is not porter (the
  * reused-pid case after a reboot): exactly one runs and delivers, the other exits 78 naming the
  * holder's pid. A stale lock never keeps porter out.

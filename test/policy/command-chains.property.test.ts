@@ -6,7 +6,7 @@ import { compileCommandPolicy } from '../../src/policy/command-policy.js';
 import { fcOptions } from '../helpers/fc-options.js';
 
 /**
- * Property tests of the command policy's chain reading (issue 9 item 6): whatever a buyer's
+ * Property tests of the command policy's chain reading (docs/design.md#command-safety): whatever a buyer's
  * nickname and however an execute/return chain is built, a denied command it runs is refused;
  * a chain that runs only allowed commands is never refused by an allow list naming them.
  * Replay a failure with PORTER_FC_SEED=<seed printed by fast-check>; PORTER_FC_RUNS=<n> hunts longer.

@@ -4,7 +4,7 @@ import { gameFor } from '../../src/games/registry.js';
 import { compileCommandPolicy } from '../../src/policy/command-policy.js';
 
 /**
- * The Minecraft default deny list against a corpus of spellings (issue 9 item 6). Every line in
+ * The Minecraft default deny list against a corpus of spellings (docs/design.md#command-safety). Every line in
  * MUST_REFUSE is a way a deny-listed command reaches the game (or, marked, a line read on the
  * refusing side on purpose); every line in MUST_PASS is an ordinary store delivery.
  */

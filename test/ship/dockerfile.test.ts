@@ -13,8 +13,8 @@ import { run } from './run.js';
 
 /**
  * No Docker engine runs here, so the Dockerfile is checked three ways: a real linter
- * (dockerfile-utils, the validator behind VS Code's Docker support), the properties issue 4 asks
- * for, read from the file, and its runtime stage's files against what `npm pack` ships. The
+ * (dockerfile-utils, the validator behind VS Code's Docker support), the properties a container
+ * image must have, read from the file, and its runtime stage's files against what `npm pack` ships. The
  * HEALTHCHECK command itself is run against a real health endpoint.
  */
 

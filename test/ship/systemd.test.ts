@@ -77,7 +77,7 @@ describe('systemd/porter.service', { skip }, () => {
     assert.ok(Number(match[1]) <= 2, `exposure ${match[1]} is above 2.0: hardening was lost`);
   });
 
-  test('has the directives issue 4 asks for', () => {
+  test('has the directives a hardened service needs', () => {
     const d = directives(unitText);
     const one = (key: string) => d.get(key)?.at(-1);
     assert.match(one('Type') ?? '', /^(simple|exec)$/);

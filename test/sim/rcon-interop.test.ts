@@ -5,7 +5,7 @@ import { simEchoText } from '../../src/sim/rcon-answers.js';
 import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
 
 /**
- * Keeps the fake honest (DESIGN §7): Debian's python3-rcon (conqp/rcon), an independent client,
+ * Keeps the fake honest (docs/design.md#simulators): Debian's python3-rcon (conqp/rcon), an independent client,
  * must agree with it. Run with Debian's own interpreter, argv only, never a shell.
  */
 const PYTHON = '/usr/bin/python3';

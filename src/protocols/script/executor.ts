@@ -51,7 +51,7 @@ export class ScriptNotStartedError extends CommandRefusedError {
 }
 
 /**
- * Runs a local executable per command (DESIGN §3): the command is its last argument, never
+ * Runs a local executable per command (docs/design.md#executors): the command is its last argument, never
  * parsed by a shell; exit 0 is done, anything else failed; a timeout kills its process group.
  */
 export class ScriptExecutor implements Executor {

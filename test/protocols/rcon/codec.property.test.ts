@@ -6,7 +6,7 @@ import { RconProtocolError } from '../../../src/protocols/rcon/errors.js';
 import { fcOptions } from '../../helpers/fc-options.js';
 
 /**
- * Issue 9 item 5: whatever bytes a game server sends, chunked however TCP delivers them, the
+ * Whatever bytes a game server sends, chunked however TCP delivers them, the
  * decoder yields packets or a clean protocol error (never an exception, never a packet mixed from
  * two), and holds at most one packet's worth of bytes. Seeded (see fcOptions): PORTER_FC_SEED
  * replays a failure.

@@ -11,7 +11,7 @@ import { startRconServer, type FakeRconServer } from '../../../src/sim/rcon-serv
 import { waitFor } from '../../helpers/wait-for.js';
 import { context, executorConfig, PASSWORD, silent } from './helpers/setup.js';
 
-/** Issue 9 items 9 and 13: a server that floods one answer, and one that answers with id 0. */
+/** A server that floods one answer, and one that answers with id 0. */
 
 interface Captured {
   readonly logger: pino.Logger;

@@ -10,7 +10,7 @@ import { PASSWORD, silent } from './helpers/setup.js';
 import { fcOptions } from '../../helpers/fc-options.js';
 
 /**
- * Issue 9 item 5 over a real socket: whatever a game server sends around an answer (packets for
+ * Over a real socket: whatever a game server sends around an answer (packets for
  * other ids and of any type, invalid UTF-8, bytes that are not RCON, absurd lengths, an early
  * close), a command gets its own answer or fails as not sent / unknown: never an exception of
  * another kind, never text that belongs to another request, and the next command on the same

@@ -8,7 +8,7 @@ import { ScriptExecutor } from '../../../src/protocols/script/executor.js';
 import { fixture } from './process-helpers.js';
 
 /**
- * Issue 9 item 11, the other side: a spawn the OS refuses for the moment (here EMFILE, porter out
+ * The other side: a spawn the OS refuses for the moment (here EMFILE, porter out
  * of file descriptors) is not the script's fault. The command is "not sent" and tried again, after
  * a short backoff during which the executor reports itself not ready, so the delivery loop waits
  * instead of spawning in a tight loop. Its own file: it lowers this process's open-file limit.

@@ -10,7 +10,7 @@ import { FakeWebRconServer } from '../../fakes/webrcon-server.js';
 import { fcOptions } from '../../helpers/fc-options.js';
 
 /**
- * Issue 9 items 5 and 9 over WebRCON: an answer that floods, a message too large to hold, and
+ * Over WebRCON: an answer that floods, a message too large to hold, and
  * frames of any shape must never crash porter, grow it without bound, or mix answers.
  */
 
