@@ -56,6 +56,38 @@ describe('doc links', () => {
     assert.deepEqual(broken, []);
   });
 
+  test('design.md has the sections the code cites', () => {
+    const sections = readFileSync(repoPath('docs/design.md'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('## '))
+      .map((line) => line.slice(3));
+    assert.deepEqual(sections, [
+      'The API contract',
+      'The call budget',
+      'Delivery semantics',
+      'Executors',
+      'Command safety',
+      'Configuration',
+      'CLI and exit codes',
+      'Simulators',
+    ]);
+  });
+
+  test('every docs/*.md#anchor cited in the code, tests, bench and packaging resolves', () => {
+    const cited = /docs\/([\w.-]+\.md)(?:#([\w-]+))?/g;
+    const sources = [...['src', 'test', 'bench', 'scripts', 'systemd'].flatMap((dir) => filesUnder(repoPath(dir))), repoPath('Dockerfile')];
+    const broken: string[] = [];
+    for (const path of sources) {
+      if (/\/(tmp|node_modules)\//.test(relative(repoRoot, path))) continue;
+      for (const [reference, file, anchor] of readFileSync(path, 'utf8').matchAll(cited)) {
+        const target = repoPath(`docs/${file!}`);
+        if (!existsSync(target)) broken.push(`${relative(repoRoot, path)}: ${reference} (no such file)`);
+        else if (anchor !== undefined && !headingAnchors(readFileSync(target, 'utf8')).has(anchor)) broken.push(`${relative(repoRoot, path)}: ${reference} (no such heading)`);
+      }
+    }
+    assert.deepEqual(broken, []);
+  });
+
   test('README.md and docs/ refer to no document outside the repository', () => {
     const found: string[] = [];
     for (const path of [repoPath('README.md'), ...filesUnder(repoPath('docs'))]) {
