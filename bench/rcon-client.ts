@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { pino } from 'pino';
-import { RconExecutor } from '../src/executors/rcon.js';
+import { RconExecutor } from '../src/protocols/rcon/executor.js';
 
 /**
  * The client side of the RCON benchmark, run as its own process so that it does not share an

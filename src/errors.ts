@@ -27,3 +27,27 @@ export class CredentialsError extends PorterError {
 export function exitCodeOf(error: unknown): number {
   return error instanceof PorterError ? error.exitCode : 1;
 }
+
+/*
+ * What became of a command an executor was given, in the terms the delivery loop decides on
+ * (docs/design.md#delivery-semantics). They live here, at the bottom, because the transports that
+ * raise them and the loop that reads them sit in different layers.
+ */
+
+// The codes are typed `string` so that a subclass can name its case more precisely and still be
+// handled as its parent by the delivery loop.
+export class CommandRefusedError extends PorterError {
+  override readonly code: string = 'E_COMMAND_REFUSED';
+}
+
+export class NotSentError extends PorterError {
+  override readonly code: string = 'E_NOT_SENT';
+}
+
+export class OutcomeUnknownError extends PorterError {
+  override readonly code: string = 'E_OUTCOME_UNKNOWN';
+}
+
+export class CommandFailedError extends PorterError {
+  override readonly code = 'E_COMMAND_FAILED';
+}

@@ -8,7 +8,7 @@ import type { PullResult, ServerApi } from '../../src/api/types.js';
 import type { Clock } from '../../src/clock.js';
 import { Journal } from '../../src/delivery/journal.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
-import type { Executor } from '../../src/executors/executor.js';
+import type { Executor } from '../../src/protocols/executor.js';
 import { figure, type BenchResult } from '../lib/figure.js';
 import type { Benchmark, BenchContext } from '../lib/context.js';
 
@@ -65,7 +65,7 @@ async function idleRun(pulls: number, gc: () => void): Promise<{ earlyBytes: num
     fail: async () => 'accepted',
   };
   const executor: Executor = {
-    kind: 'script',
+    connectedText: 'a script',
     connect: async () => undefined,
     isReady: () => true,
     waitReady: async () => undefined,

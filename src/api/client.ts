@@ -6,10 +6,8 @@ import { startDeadline, systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { CallContext } from './errors.js';
 import { createRoutePaths, parseBaseUrl, type RoutePaths } from './routes.js';
-import { checkToken, type TokenCheck } from './token-check.js';
 import { toTransportError } from './transport.js';
 
-export type { TokenCheck } from './token-check.js';
 
 export interface ApiRequest {
   readonly method: 'GET' | 'POST';
@@ -42,8 +40,6 @@ export interface ApiClient {
   readonly routes: RoutePaths;
   /** Resolves for every HTTP status; rejects with ApiTransportError when no answer came. */
   send(request: ApiRequest): Promise<ApiResponse>;
-  /** `GET /v1/seller/servers`: proves the token without claiming anything (for `porter check`). */
-  checkToken(signal?: AbortSignal): Promise<TokenCheck>;
   /** Replaces the token in any text; for messages built from what the API sent back. */
   redact(text: string): string;
   close(): Promise<void>;
@@ -191,14 +187,12 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
     }
   }
 
-  const client: ApiClient = {
+  return {
     routes,
     send,
     redact,
-    checkToken: (signal) => checkToken(client, signal),
     close: async () => {
       await pool.close();
     },
   };
-  return client;
 }

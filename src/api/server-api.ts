@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { RETRY_AFTER_MAX_MS, type Budget, type RouteBudgetSnapshot } from '../budget.js';
+import { RETRY_AFTER_MAX_MS, type Budget, type RouteBudgetSnapshot } from './budget.js';
 import type { Clock } from '../clock.js';
 import { ClaimGapWatch } from './claim-gap.js';
 import type { ApiClient, ApiRequest, ApiResponse } from './client.js';

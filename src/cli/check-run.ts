@@ -1,14 +1,15 @@
 import { readJournal } from '../delivery/journal.js';
 import { prepareStateDir } from '../delivery/state-dir.js';
 import { createApiClient } from '../api/client.js';
+import { checkToken as proveToken } from '../api/token-check.js';
 import { systemClock } from '../clock.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
-import { createExecutor } from '../daemon/create-executor.js';
+import { createExecutor } from '../protocols/registry.js';
 import { exitCodeOf } from '../errors.js';
 import { scrubSecrets } from '../scrub.js';
-import { execPlayerReader } from '../players/exec-source.js';
+import { playerReader, playerSourceLabel } from '../players/reader.js';
 import { normalizeIdentifiers } from '../players/normalize.js';
-import { presetFor } from '../players/presets/index.js';
+import { gameFor } from '../games/registry.js';
 import { knownSecretValues, loadConfigFor, stderrLogger } from './common.js';
 
 /** One line of the report: what was checked, and whether it passed. */
@@ -76,29 +77,19 @@ async function checkServer(server: ResolvedServer, config: Config): Promise<Chec
   const lines: CheckLine[] = [];
   const logger = await stderrLogger(config, 'error');
   const executor = createExecutor(server.executor, { logger, clock: systemClock });
-  const where = server.executor.type === 'script' ? server.executor.exec[0] : `${server.executor.host}:${server.executor.port}`;
   try {
     await executor.connect(AbortSignal.timeout(15_000));
-    lines.push({
-      ok: true,
-      text:
-        server.executor.type === 'script'
-          ? `${label}: script ${where} is executable`
-          : `${label}: ${server.executor.type === 'rcon' ? `RCON (${server.executor.flavour})` : 'WebRCON'} login to ${where} accepted`,
-    });
+    lines.push({ ok: true, text: `${label}: ${executor.connectedText}` });
   } catch (error) {
     lines.push({ ok: false, text: `${label}: ${(error as Error).message}`, exitCode: exitCodeOf(error) });
     await executor.close();
     return lines;
   }
   try {
-    const preset = presetFor(server.players);
-    let raw: string[];
-    if (server.players.exec) raw = await execPlayerReader(server.players.exec, { logger })();
-    else if (server.players.preset === 'none') raw = [];
-    else raw = await preset.readPlayers((command) => executor.query(command, AbortSignal.timeout(15_000)));
+    const preset = gameFor(server.players);
+    const raw = await playerReader(server.players, preset, executor, logger)(AbortSignal.timeout(15_000));
     const { ids } = normalizeIdentifiers(raw);
-    const source = server.players.exec ? `script ${server.players.exec[0]}` : `preset ${server.players.preset}`;
+    const source = playerSourceLabel(server.players);
     const shown = ids.length > 10 ? `${ids.slice(0, 10).join(', ')}, …` : ids.join(', ');
     lines.push({ ok: true, text: `${label}: players read (${source}, identifier: ${preset.identifier}): ${ids.length} online${ids.length ? `: ${shown}` : ''}` });
   } catch (error) {
@@ -112,7 +103,7 @@ async function checkServer(server: ResolvedServer, config: Config): Promise<Chec
 async function checkToken(config: Config): Promise<CheckLine> {
   const client = createApiClient(config.api, { logger: await stderrLogger(config, 'error') });
   try {
-    const result = await client.checkToken(AbortSignal.timeout(config.api.timeoutMs + 1000));
+    const result = await proveToken(client, AbortSignal.timeout(config.api.timeoutMs + 1000));
     const where = config.api.baseUrl;
     switch (result.kind) {
       case 'valid': {

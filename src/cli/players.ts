@@ -14,23 +14,20 @@ export function registerPlayers(program: Command): void {
         const config = await loadConfigFor(options.config);
         const server = pickServer(config, options.server);
         const logger = await stderrLogger(config);
-        const [{ createExecutor }, { execPlayerReader }, { normalizeIdentifiers }, { presetFor }] = await Promise.all([
-          import('../daemon/create-executor.js'),
-          import('../players/exec-source.js'),
+        const [{ createExecutor }, { playerReader }, { normalizeIdentifiers }, { gameFor }] = await Promise.all([
+          import('../protocols/registry.js'),
+          import('../players/reader.js'),
           import('../players/normalize.js'),
-          import('../players/presets/index.js'),
+          import('../games/registry.js'),
         ]);
+        const executor = createExecutor(server.executor, { logger, clock: systemClock });
         let raw: string[];
-        if (server.players.exec) {
-          raw = await execPlayerReader(server.players.exec, { logger })();
-        } else {
-          const executor = createExecutor(server.executor, { logger, clock: systemClock });
-          try {
-            await executor.connect();
-            raw = await presetFor(server.players).readPlayers((command) => executor.query(command));
-          } finally {
-            await executor.close();
-          }
+        try {
+          // A player-list script needs no connection to the game server.
+          if (!server.players.exec) await executor.connect();
+          raw = await playerReader(server.players, gameFor(server.players), executor, logger)();
+        } finally {
+          await executor.close();
         }
         const { ids, cut } = normalizeIdentifiers(raw);
         if (cut > 0) logger.warn({ cut }, 'more than 4,096 identifiers: the rest are not sent');

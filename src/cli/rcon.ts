@@ -18,7 +18,7 @@ export function registerRcon(program: Command): void {
         if (server.executor.type === 'script') {
           throw new ConfigError(`server ${server.name ?? server.id} uses a script executor, which has no console: run the script itself to test it`);
         }
-        const { createExecutor } = await import('../daemon/create-executor.js');
+        const { createExecutor } = await import('../protocols/registry.js');
         const executor = createExecutor(server.executor, { logger: await stderrLogger(config), clock: systemClock });
         try {
           await executor.connect();

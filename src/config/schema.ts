@@ -1,5 +1,5 @@
+import { GAME_NAMES } from '../games/registry.js';
 import { z } from 'zod';
-import { webrconAddress } from '../executors/webrcon-url.js';
 import { ruleProblem } from '../policy/rule-syntax.js';
 import { baseUrlProblems } from './base-url.js';
 import { LISTEN_FORM, parseListenAddress } from './listen-address.js';
@@ -50,7 +50,8 @@ const webrconHost = z
   .superRefine(
     problemsOf((host: string) => {
       try {
-        webrconAddress(host, 1, '');
+        // The host as the WebRCON executor puts it in its ws:// URL (bracketed when IPv6).
+        new URL(`ws://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:1/`);
         return [];
       } catch {
         return ['not a valid host name or IP address'];
@@ -75,7 +76,7 @@ export const scriptExecutorSchema = z.strictObject({
 
 export const executorSchema = z.discriminatedUnion('type', [rconExecutorSchema, webrconExecutorSchema, scriptExecutorSchema]);
 
-export const presetNames = ['minecraft', 'source', 'ark', 'palworld', 'squad', 'conan', 'factorio', 'rust', 'custom', 'none'] as const;
+export const presetNames = GAME_NAMES;
 
 export const playersSchema = z
   .strictObject({

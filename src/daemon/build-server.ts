@@ -1,21 +1,21 @@
 import type { Logger } from 'pino';
 import type { ApiClient } from '../api/client.js';
 import { createServerApi } from '../api/server-api.js';
-import { Budget } from '../budget.js';
+import { Budget } from '../api/budget.js';
 import type { Clock } from '../clock.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
 import { DeliveryLoop } from '../delivery/loop.js';
 import { idleDelay } from '../delivery/idle-pacing.js';
 import type { Journal } from '../delivery/journal.js';
-import type { Executor } from '../executors/executor.js';
-import type { GamePreset } from '../players/preset.js';
+import type { Executor } from '../protocols/executor.js';
+import type { Game } from '../games/game.js';
 import { PlayerCache } from '../players/cache.js';
-import { execPlayerReader } from '../players/exec-source.js';
-import { presetFor } from '../players/presets/index.js';
+import { playerReader } from '../players/reader.js';
+import { gameFor } from '../games/registry.js';
 import { compileCommandPolicy } from '../policy/command-policy.js';
 import { compileFailurePatterns, failureIn } from '../policy/failure-patterns.js';
-import { createExecutor } from './create-executor.js';
+import { createExecutor } from '../protocols/registry.js';
 
 /** Everything one configured server needs, assembled once at start-up. */
 export interface ServerParts {
@@ -42,8 +42,8 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
   const { config, client, journal, clock } = shared;
   const logger = shared.logger.child({ server: server.name ?? server.id });
   const executor = createExecutor(server.executor, { logger, clock });
-  const preset = presetFor(server.players);
-  const read = playerReader(server, executor, preset, logger);
+  const preset = gameFor(server.players);
+  const read = playerReader(server.players, preset, executor, logger);
   const budget = new Budget(config.api.budget, clock);
   const api = createServerApi({ client, serverId: server.id, budget, clock, logger });
   const patterns = compileFailurePatterns(preset, server.failurePatterns);
@@ -72,10 +72,4 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
     ...(shared.observer ? { observer: shared.observer } : {}),
   });
   return { server, executor, players, budget, api, loop };
-}
-
-function playerReader(server: ResolvedServer, executor: Executor, preset: GamePreset, logger: Logger) {
-  if (server.players.exec) return execPlayerReader(server.players.exec, { logger });
-  if (server.players.preset === 'none') return async (): Promise<string[]> => [];
-  return (signal?: AbortSignal) => preset.readPlayers((command) => executor.query(command, signal));
 }

@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { PorterError } from '../errors.js';
+import type { Outcome } from './outcome.js';
 import { SettledMemory, type SettledId } from './settled-memory.js';
+
+export type { Outcome } from './outcome.js';
 
 /**
  * What the journal holds and how its append-only log is read back. Pure: no file access here, so
  * the replay rules (including what a crash may leave at the end of the log) are tested on strings.
  */
 
-export type Outcome = { readonly result: 'done' } | { readonly result: 'failed'; readonly reason: string };
 
 export interface JournalEntry {
   readonly serverId: string;

@@ -2,15 +2,8 @@ import type { Logger } from 'pino';
 import { PlanRequiredError, RateLimitedError } from '../api/errors.js';
 import type { PullResult, ServerApi } from '../api/types.js';
 import { startDeadline, type Clock } from '../clock.js';
-import { PorterError } from '../errors.js';
-import {
-  CommandFailedError,
-  CommandRefusedError,
-  NotSentError,
-  OutcomeUnknownError,
-  assertSingleLine,
-  type Executor,
-} from '../executors/executor.js';
+import { CommandFailedError, CommandRefusedError, NotSentError, OutcomeUnknownError, PorterError } from '../errors.js';
+import { assertSingleLine, type Executor } from '../protocols/executor.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
 import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal.js';
 import { WakeSignal } from './wake.js';

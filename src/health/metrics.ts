@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../clock.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
-import type { RouteBudgetSnapshot } from '../budget.js';
+import type { RouteBudgetSnapshot } from '../api/budget.js';
 import type { HealthServerPart, HealthSource } from './source.js';
 import { serverLabel } from './source.js';
 import { evaluateHealth, type HealthPolicy } from './status.js';

@@ -1,6 +1,6 @@
 import type { ServerApiStats } from '../api/server-api.js';
 import type { LoopHealth } from '../delivery/loop.js';
-import type { ExecutorStats } from '../executors/executor.js';
+import type { ExecutorStats } from '../protocols/executor.js';
 
 /**
  * What /healthz and /metrics read from a running daemon, and nothing more. `RunningDaemon`

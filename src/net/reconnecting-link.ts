@@ -1,8 +1,7 @@
 import { linkSignals } from '../abort.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { CredentialsError } from '../errors.js';
-import { NotSentError } from '../executors/executor.js';
+import { CredentialsError, NotSentError } from '../errors.js';
 import { backoffDelay, type BackoffPolicy } from './backoff.js';
 
 /** What a protocol tells the link about its connections; the link never looks inside one. */

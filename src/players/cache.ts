@@ -1,6 +1,6 @@
+import { NotSentError } from '../errors.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { NotSentError } from '../executors/executor.js';
 import { normalizeIdentifiers } from './normalize.js';
 
 export interface PlayerCacheOptions {

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import { PorterError } from '../errors.js';
-import { scriptEnv } from '../executors/script-env.js';
-import { runProcess, SpawnFailedError } from '../executors/script-process.js';
-import { lastLines } from '../executors/script-tail.js';
+import { scriptEnv } from '../protocols/script/env.js';
+import { runProcess, SpawnFailedError } from '../protocols/script/process.js';
+import { lastLines } from '../protocols/script/tail.js';
 
 /** The players script could not give a list; the caller logs it and sends an empty one. */
 export class PlayerScriptError extends PorterError {

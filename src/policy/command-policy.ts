@@ -1,6 +1,5 @@
-import type { ServerConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
-import type { GamePreset } from '../players/preset.js';
+import type { Game } from '../games/game.js';
 import { commandRoots, ruleTokens, type CommandRoot } from './command-roots.js';
 import { compileRegexRule } from './rule-syntax.js';
 
@@ -27,7 +26,14 @@ type Rule =
  * false. Presets whose console splits on ";" refuse it outright, and CR / LF / NUL are always
  * refused, whatever the rules say.
  */
-export function compileCommandPolicy(preset: GamePreset, config?: ServerConfig['commandPolicy']): CommandPolicy {
+/** The config's `commandPolicy` section. */
+export interface CommandPolicySettings {
+  readonly allow?: readonly string[] | undefined;
+  readonly deny?: readonly string[] | undefined;
+  readonly defaultDeny?: boolean | undefined;
+}
+
+export function compileCommandPolicy(preset: Game, config?: CommandPolicySettings): CommandPolicy {
   const deny = [
     ...(config?.deny ?? []).map((text, i) => compileRule(text, `commandPolicy.deny[${i}]`, 'commandPolicy rule')),
     ...(config?.defaultDeny === false

@@ -1,7 +1,6 @@
-import type { ServerConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
-import type { GamePreset } from '../players/preset.js';
-import { excerpt, stripColourCodes } from '../players/text.js';
+import type { Game } from '../games/game.js';
+import { excerpt, stripColourCodes } from '../games/text.js';
 
 /** The reason sent with a fail report is the game's answer, cut to this many characters. */
 export const MAX_FAILURE_REASON = 500;
@@ -11,9 +10,12 @@ export const MAX_FAILURE_REASON = 500;
  * (`failurePatterns: [...]` adds, `{ mode: "replace", patterns }` replaces). Config patterns
  * are case-insensitive and multi-line (`^` and `$` match at every line of the answer).
  */
-export function compileFailurePatterns(preset: GamePreset, config?: ServerConfig['failurePatterns']): RegExp[] {
+/** The config's `failurePatterns`: patterns added to the game's, or replacing them. */
+export type FailurePatternSettings = readonly string[] | { readonly mode: 'add' | 'replace'; readonly patterns: readonly string[] };
+
+export function compileFailurePatterns(preset: Game, config?: FailurePatternSettings): RegExp[] {
   if (config === undefined) return [...preset.failurePatterns];
-  const { mode, patterns } = Array.isArray(config) ? { mode: 'add' as const, patterns: config } : config;
+  const { mode, patterns } = 'patterns' in config ? config : { mode: 'add' as const, patterns: config };
   const own = patterns.map((source, index) => {
     try {
       return new RegExp(source, 'im');

@@ -1,7 +1,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { bodyText, encodePacket, PacketDecoder, PacketType, SPEC_MAX_BODY_BYTES, type RconPacket } from '../rcon/codec.js';
-import type { RconFlavour } from '../rcon/exchange.js';
+import { bodyText, encodePacket, PacketDecoder, PacketType, SPEC_MAX_BODY_BYTES, type RconPacket } from '../protocols/rcon/codec.js';
+import type { RconFlavour } from '../protocols/rcon/exchange.js';
 import { isQueryCommand, runSimCommand, type SimAnswer } from './rcon-answers.js';
 import { runMinecraftCommand, type MinecraftWorld } from './rcon-minecraft-commands.js';
 import { runPalworldCommand, runSourceCommand } from './rcon-other-commands.js';

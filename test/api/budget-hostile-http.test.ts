@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createApiClient } from '../../src/api/client.js';
 import { createServerApi } from '../../src/api/server-api.js';
-import { Budget, RETRY_AFTER_MAX_MS } from '../../src/budget.js';
+import { Budget, RETRY_AFTER_MAX_MS } from '../../src/api/budget.js';
 import { SIM_SERVER_ID } from '../../src/sim/seller-api.js';
 import { FixedWindows } from '../../src/sim/seller-api-limits.js';
 import { FakeClock } from '../helpers/fake-clock.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createApiClient } from '../../src/api/client.js';
 import { RateLimitedError } from '../../src/api/errors.js';
 import { createServerApi } from '../../src/api/server-api.js';
-import { Budget } from '../../src/budget.js';
+import { Budget } from '../../src/api/budget.js';
 import { systemClock } from '../../src/clock.js';
 import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { apiConfig, silent } from './helpers.js';

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApiClient, parseRetryAfter, type ApiClient } from '../../src/api/client.js';
+import { checkToken } from '../../src/api/token-check.js';
 import { ApiTransportError } from '../../src/api/errors.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { FakeClock, flush } from '../helpers/fake-clock.js';
@@ -172,7 +173,7 @@ describe('checkToken (porter check): proves the token without claiming', () => {
     const client = createApiClient(apiConfig(api.url), { logger: silent() });
     try {
       api.enqueue(SIM_SERVER_ID, { command: 'must stay queued' });
-      const check = await client.checkToken();
+      const check = await checkToken(client);
       assert.equal(check.kind, 'valid');
       assert.equal(check.ok, true);
       assert.deepEqual(check.kind === 'valid' ? check.servers?.map((s) => s.id) : undefined, [SIM_SERVER_ID]);
@@ -189,11 +190,11 @@ describe('checkToken (porter check): proves the token without claiming', () => {
     const client = createApiClient(apiConfig(api.url), { logger: silent() });
     const wrong = createApiClient(apiConfig(api.url, { token: 'gci_not_the_right_one' }), { logger: silent() });
     try {
-      const scoped = await client.checkToken();
+      const scoped = await checkToken(client);
       assert.equal(scoped.kind, 'valid-scope-unchecked');
       assert.equal(scoped.ok, true);
 
-      const invalid = await wrong.checkToken();
+      const invalid = await checkToken(wrong);
       assert.equal(invalid.kind, 'invalid-token');
       assert.equal(invalid.ok, false);
       if (invalid.kind === 'invalid-token') {
@@ -203,7 +204,7 @@ describe('checkToken (porter check): proves the token without claiming', () => {
       }
 
       api.setPlan(false);
-      const plan = await client.checkToken();
+      const plan = await checkToken(client);
       assert.equal(plan.kind, 'plan-required');
       assert.equal(plan.ok, false);
     } finally {
@@ -217,7 +218,7 @@ describe('checkToken (porter check): proves the token without claiming', () => {
     const port = await closedPort();
     const client = createApiClient(apiConfig(`http://127.0.0.1:${port}`), { logger: silent() });
     try {
-      const check = await client.checkToken();
+      const check = await checkToken(client);
       assert.equal(check.kind, 'error');
       assert.ok(check.kind === 'error' && check.error instanceof ApiTransportError);
     } finally {

@@ -12,7 +12,7 @@ import {
   UnknownServerError,
 } from '../../src/api/errors.js';
 import { createServerApi } from '../../src/api/server-api.js';
-import { Budget } from '../../src/budget.js';
+import { Budget } from '../../src/api/budget.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import { CredentialsError, exitCodeOf } from '../../src/errors.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Budget, type RouteBudgetSnapshot } from '../../src/budget.js';
+import { Budget, type RouteBudgetSnapshot } from '../../src/api/budget.js';
 import { idleDelay } from '../../src/delivery/idle-pacing.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 

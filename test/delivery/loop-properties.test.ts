@@ -1,3 +1,4 @@
+import { NotSentError, OutcomeUnknownError } from '../../src/errors.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,7 @@ import { ApiServerError, ApiTransportError, RateLimitedError } from '../../src/a
 import type { PullResult, ReportResult, ServerApi } from '../../src/api/types.js';
 import { Journal, readJournal } from '../../src/delivery/journal.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
-import { NotSentError, OutcomeUnknownError, type Executor } from '../../src/executors/executor.js';
+import { type Executor } from '../../src/protocols/executor.js';
 import { FakeClock, flush } from '../helpers/fake-clock.js';
 import { fcOptions } from '../helpers/fc-options.js';
 import { FaultyFs } from '../helpers/faulty-fs.js';
@@ -196,7 +197,7 @@ class World {
   executor(life: Life): Executor {
     const world = this;
     return {
-      kind: 'rcon',
+      connectedText: 'a fake game server',
       connect: async () => undefined,
       isReady: () => world.clock.now() >= world.notReadyUntil,
       async waitReady(signal?: AbortSignal) {

@@ -7,15 +7,10 @@ import { pino } from 'pino';
 import type { PullResult, ReportResult, ServerApi } from '../../src/api/types.js';
 import { systemClock } from '../../src/clock.js';
 import { ApiServerError } from '../../src/api/errors.js';
-import { CredentialsError } from '../../src/errors.js';
+import { CommandFailedError, CredentialsError, NotSentError, OutcomeUnknownError } from '../../src/errors.js';
 import { Journal } from '../../src/delivery/journal.js';
 import { DeliveryLoop, type DeliveryLoopOptions } from '../../src/delivery/loop.js';
-import {
-  CommandFailedError,
-  NotSentError,
-  OutcomeUnknownError,
-  type Executor,
-} from '../../src/executors/executor.js';
+import { type Executor } from '../../src/protocols/executor.js';
 import { FaultyFs } from '../helpers/faulty-fs.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -58,7 +53,7 @@ class ScriptedApi implements ServerApi {
 }
 
 class ScriptedExecutor implements Executor {
-  readonly kind = 'rcon' as const;
+  readonly connectedText = 'a scripted game server';
   readonly ran: string[] = [];
   ready = true;
   next: Array<(command: string) => Promise<string>> = [];

@@ -1,14 +1,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { systemClock } from '../../src/clock.js';
-import { RconExecutor } from '../../src/executors/rcon.js';
+import { RconExecutor } from '../../src/protocols/rcon/executor.js';
 import { PlayerCache } from '../../src/players/cache.js';
-import { presetFor } from '../../src/players/presets/index.js';
+import { gameFor } from '../../src/games/registry.js';
 import { compileFailurePatterns, failureIn } from '../../src/policy/failure-patterns.js';
 import { fakeSteamId64 } from '../../src/sim/rcon-players.js';
 import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { PASSWORD, executorConfig, silent } from '../rcon/helpers/setup.js';
+import { PASSWORD, executorConfig, silent } from '../protocols/rcon/helpers/setup.js';
 
 /**
  * The presets, the cache and the failure patterns against the simulated game servers over real
@@ -35,7 +35,7 @@ describe('Minecraft preset over RCON', () => {
   });
 
   test('reads account names with list uuids', async () => {
-    const preset = presetFor({ preset: 'minecraft', refreshMs: 2000 });
+    const preset = gameFor({ preset: 'minecraft' });
     const before = server.executed.length;
     assert.deepEqual(await preset.readPlayers((command) => executor.query(command)), ['Steve', 'Alex_99']);
     assert.deepEqual(
@@ -45,7 +45,7 @@ describe('Minecraft preset over RCON', () => {
   });
 
   test('a delivery to an offline player fails with the game\'s answer as the reason', async () => {
-    const patterns = compileFailurePatterns(presetFor({ preset: 'minecraft', refreshMs: 2000 }));
+    const patterns = compileFailurePatterns(gameFor({ preset: 'minecraft' }));
     const offline = await executor.execute('give Herobrine diamond 1', context);
     assert.equal(failureIn(offline, patterns), 'No player was found');
     const online = await executor.execute('give Steve diamond 1', context);
@@ -55,7 +55,7 @@ describe('Minecraft preset over RCON', () => {
   });
 
   test('the watcher notices a player who joins and says who', async () => {
-    const preset = presetFor({ preset: 'minecraft', refreshMs: 2000 });
+    const preset = gameFor({ preset: 'minecraft' });
     const joins: string[][] = [];
     const cache = new PlayerCache({
       read: (signal) => preset.readPlayers((command) => executor.query(command, signal)),
@@ -93,12 +93,12 @@ describe('Source preset over RCON', () => {
   });
 
   test('reads SteamID64s from status', async () => {
-    const preset = presetFor({ preset: 'source', refreshMs: 2000 });
+    const preset = gameFor({ preset: 'source' });
     assert.deepEqual(await preset.readPlayers((command) => executor.query(command)), [fakeSteamId64('Alice'), fakeSteamId64('Bob The Builder')]);
   });
 
   test('srcds\'s answer to an unknown command is a failure', async () => {
-    const patterns = compileFailurePatterns(presetFor({ preset: 'source', refreshMs: 2000 }));
+    const patterns = compileFailurePatterns(gameFor({ preset: 'source' }));
     const answer = await executor.execute('givecredits Alice 100', context);
     assert.equal(failureIn(answer, patterns), 'Unknown command "givecredits"');
   });
@@ -118,7 +118,7 @@ describe('Palworld preset over RCON (every answer with id 0)', () => {
   });
 
   test('reads the steamid column of ShowPlayers', async () => {
-    const preset = presetFor({ preset: 'palworld', refreshMs: 2000 });
+    const preset = gameFor({ preset: 'palworld' });
     assert.deepEqual(await preset.readPlayers((command) => executor.query(command)), [fakeSteamId64('Kupie'), fakeSteamId64('DarkPoney')]);
   });
 });

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { presetFor } from '../../src/players/presets/index.js';
+import { gameFor } from '../../src/games/registry.js';
 import { compileCommandPolicy } from '../../src/policy/command-policy.js';
 import { fcOptions } from '../helpers/fc-options.js';
 
@@ -13,7 +13,7 @@ import { fcOptions } from '../helpers/fc-options.js';
  */
 const RUNS = { numRuns: 400 };
 
-const minecraft = presetFor({ preset: 'minecraft', refreshMs: 2000 });
+const minecraft = gameFor({ preset: 'minecraft' });
 const defaults = compileCommandPolicy(minecraft);
 
 /** A command name as the game (or a plugin) still accepts it: slashes, a namespace, any case. */

@@ -1,15 +1,15 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError } from '../../src/errors.js';
-import type { GamePreset } from '../../src/players/preset.js';
-import { presetFor } from '../../src/players/presets/index.js';
+import type { Game } from '../../src/games/game.js';
+import { gameFor } from '../../src/games/registry.js';
 import { compileCommandPolicy, type CommandPolicy } from '../../src/policy/command-policy.js';
 import { commandRoots } from '../../src/policy/command-roots.js';
 
-const minecraft = presetFor({ preset: 'minecraft', refreshMs: 2000 });
-const source = presetFor({ preset: 'source', refreshMs: 2000 });
-const ark = presetFor({ preset: 'ark', refreshMs: 2000 });
-const none = presetFor({ preset: 'none', refreshMs: 2000 });
+const minecraft = gameFor({ preset: 'minecraft' });
+const source = gameFor({ preset: 'source' });
+const ark = gameFor({ preset: 'ark' });
+const none = gameFor({ preset: 'none' });
 
 function refused(policy: CommandPolicy, command: string): string {
   const verdict = policy.check(command);
@@ -172,7 +172,7 @@ describe('command policy: nickname injection', () => {
   const give = 'give {player} diamond 1';
 
   test('CR, LF and NUL are refused on every preset, whatever the rules', () => {
-    for (const preset of [minecraft, source, ark, none] as GamePreset[]) {
+    for (const preset of [minecraft, source, ark, none] as Game[]) {
       const policy = compileCommandPolicy(preset, { allow: ['/.*/s'], defaultDeny: false });
       for (const nickname of ['Steve\nop Steve', 'Steve\r\nop Steve', 'Steve\rstop', 'Steve\0op Steve']) {
         assert.match(refused(policy, render(give, nickname)), /CR, LF or NUL/, `${preset.name}: ${JSON.stringify(nickname)}`);
@@ -231,13 +231,13 @@ describe('preset default deny lists', () => {
       rust: 'global.quit',
     } as const;
     for (const [name, command] of Object.entries(cases)) {
-      const policy = compileCommandPolicy(presetFor({ preset: name as keyof typeof cases, refreshMs: 2000 }));
+      const policy = compileCommandPolicy(gameFor({ preset: name as keyof typeof cases }));
       assert.match(refused(policy, command), new RegExp(`the ${name} preset's default deny rule`), name);
     }
   });
 
   test('custom and none presets deny nothing by default: the owner knows the game', () => {
     allowed(compileCommandPolicy(none), 'stop');
-    allowed(compileCommandPolicy(presetFor({ preset: 'custom', command: 'who', pattern: '(?<id>.+)', refreshMs: 2000 })), 'op x');
+    allowed(compileCommandPolicy(gameFor({ preset: 'custom', command: 'who', pattern: '(?<id>.+)' })), 'op x');
   });
 });

@@ -1,11 +1,11 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError } from '../../src/errors.js';
-import { presetFor } from '../../src/players/presets/index.js';
+import { gameFor } from '../../src/games/registry.js';
 import { compileFailurePatterns, failureIn, MAX_FAILURE_REASON } from '../../src/policy/failure-patterns.js';
 
-const minecraft = presetFor({ preset: 'minecraft', refreshMs: 2000 });
-const source = presetFor({ preset: 'source', refreshMs: 2000 });
+const minecraft = gameFor({ preset: 'minecraft' });
+const source = gameFor({ preset: 'source' });
 
 describe('failureIn with the Minecraft preset', () => {
   const patterns = compileFailurePatterns(minecraft);

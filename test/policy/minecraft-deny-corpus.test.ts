@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { presetFor } from '../../src/players/presets/index.js';
+import { gameFor } from '../../src/games/registry.js';
 import { compileCommandPolicy } from '../../src/policy/command-policy.js';
 
 /**
@@ -8,7 +8,7 @@ import { compileCommandPolicy } from '../../src/policy/command-policy.js';
  * MUST_REFUSE is a way a deny-listed command reaches the game (or, marked, a line read on the
  * refusing side on purpose); every line in MUST_PASS is an ordinary store delivery.
  */
-const policy = compileCommandPolicy(presetFor({ preset: 'minecraft', refreshMs: 2000 }));
+const policy = compileCommandPolicy(gameFor({ preset: 'minecraft' }));
 
 const MUST_REFUSE: readonly string[] = [
   // The four reported bypasses.

@@ -1,0 +1,56 @@
+/**
+ * porter's architecture, checked in CI (`npm run lint:deps`, part of `npm test`): no import cycles
+ * between files, and each folder of src/ imports only from the layers below it. Lowest first:
+ * a new folder must be placed in this list, which is the map of who may depend on whom.
+ */
+const LAYERS = [
+  '(root)', // errors, clock, abort, log, scrub: depend on nothing of porter's
+  'games', // what each game prints and refuses
+  'policy', // command policy and failure patterns, over a game
+  'config', // the schema: the one place configuration is validated
+  'net', // the reconnecting link and backoff
+  'protocols', // rcon, webrcon, script: transports and their executors
+  'players', // who is online: cache, normalisation, player-list scripts
+  'api', // the Seller API client and the budget that guards it
+  'delivery', // the loop, the journal, the state directory
+  'health', // /healthz and /metrics
+  'daemon', // assembles one loop per server
+  'sim', // simulated Seller API and game servers (demo, tests, bench)
+  'cli', // the commands
+];
+
+const pathOf = (layer) => (layer === '(root)' ? '^src/[^/]+\\.ts$' : `^src/${layer}/`);
+
+const layerRules = LAYERS.slice(0, -1).map((layer, index) => ({
+  name: `layer-${layer === '(root)' ? 'root' : layer}`,
+  comment: `src/${layer === '(root)' ? '*.ts' : layer} is below ${LAYERS.slice(index + 1).join(', ')}: it may not import them`,
+  severity: 'error',
+  from: { path: pathOf(layer) },
+  to: { path: `^src/(${LAYERS.slice(index + 1).join('|')})/` },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'An import cycle: break it by moving the shared part into a lower module.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'layer-unlisted',
+      comment: 'A folder of src/ that is not in LAYERS: place it there.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: `^src/([^/]+\\.ts$|(${LAYERS.slice(1).join('|')})/)` },
+      to: {},
+    },
+    ...layerRules,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    // Type-only imports count: a lower layer naming a higher one's types is coupled to it all the same.
+    tsPreCompilationDeps: true,
+  },
+};

@@ -1,0 +1,16 @@
+import type { Game } from './game.js';
+
+/**
+ * No player list: every pull says nobody is online, so only commands that do not need the
+ * player online are handed out. For servers that cannot tell (or scripts without players.exec).
+ */
+export const noneGame: Game = {
+  name: 'none',
+  identifier: 'none (nobody is ever reported online)',
+  splitsOnSemicolon: false,
+  failurePatterns: [],
+  defaultDeny: [],
+  async readPlayers() {
+    return [];
+  },
+};

@@ -1,0 +1,337 @@
+import { connect as netConnect, type Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { startDeadline, systemClock, type Clock } from '../../clock.js';
+import { CredentialsError, NotSentError, OutcomeUnknownError } from '../../errors.js';
+import { AnswerTooLargeError, MAX_ANSWER_BYTES } from '../answer-limit.js';
+import { PacketDecoder, type RconPacket } from './codec.js';
+import { RconConnectError, RconProtocolError } from './errors.js';
+import { planAuth, planCommand, type RconFlavour } from './exchange.js';
+
+export interface RconConnectionOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly password: string;
+  readonly flavour: RconFlavour;
+  /** Deadline for the TCP connect. */
+  readonly connectTimeoutMs: number;
+  /** Deadline for the auth answer once connected; defaults to connectTimeoutMs. */
+  readonly authTimeoutMs?: number;
+  /** Largest packet accepted from the server (see codec.ts). */
+  readonly maxPacketLength?: number;
+  /** Most answer bytes collected for one command; default MAX_ANSWER_BYTES. */
+  readonly maxAnswerBytes?: number;
+  /** Called when this connection switches to pairing answers by order (the server answers with id 0). */
+  readonly onIdZeroAnswers?: () => void;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+}
+
+export type ConnectionState = 'idle' | 'connecting' | 'authenticating' | 'ready' | 'closed';
+
+/** What the socket's events are routed to while a request (auth or command) is outstanding. */
+interface Outstanding {
+  onPacket(packet: RconPacket): void;
+  onEnd(reason: Error): void;
+}
+
+const KEEPALIVE_DELAY_MS = 15_000;
+
+/**
+ * One TCP connection to an RCON server: connect, authenticate, then one request at a time.
+ * Never reused after a timeout or any protocol doubt: it destroys itself and the session opens a
+ * fresh one. Socket errors are always handled here; they end the connection, never the process.
+ */
+export class RconConnection {
+  readonly #options: RconConnectionOptions;
+  readonly #clock: Clock;
+  readonly #decoder: PacketDecoder;
+  #socket: Socket | undefined;
+  #state: ConnectionState = 'idle';
+  /** How answers are paired with requests: the configured flavour until the server answers with id 0. */
+  #matching: RconFlavour;
+  #answered = 0;
+  #outstanding: Outstanding | undefined;
+  #nextId = 1;
+  #endReason: Error | undefined;
+  readonly #endListeners = new Set<(reason: Error) => void>();
+
+  constructor(options: RconConnectionOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#matching = options.flavour;
+    this.#decoder = new PacketDecoder(options.maxPacketLength === undefined ? {} : { maxPacketLength: options.maxPacketLength });
+  }
+
+  get state(): ConnectionState {
+    return this.#state;
+  }
+
+  get address(): string {
+    return `${this.#options.host}:${this.#options.port}`;
+  }
+
+  /** Called once when the connection ends for any reason (also after destroy()). */
+  onEnd(listener: (reason: Error) => void): void {
+    if (this.#endReason) listener(this.#endReason);
+    else this.#endListeners.add(listener);
+  }
+
+  /**
+   * Connects and authenticates. Rejects with CredentialsError when the password is refused,
+   * RconConnectError for anything else (refused, timed out, closed, aborted).
+   */
+  async open(signal?: AbortSignal): Promise<void> {
+    if (this.#state !== 'idle') throw new Error('RconConnection.open() may be called once');
+    const { host, port, connectTimeoutMs } = this.#options;
+    this.#state = 'connecting';
+    const socket = netConnect({ host, port });
+    this.#socket = socket;
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    socket.on('error', (error: Error) => this.#end(this.#describeSocketError(error)));
+    // allowHalfOpen is off: a FIN from the server ends the connection; treat it as closed at once
+    // so that no command is written into a connection the server is leaving.
+    socket.on('end', () => this.#end(new Error('the server closed the connection')));
+    socket.on('close', () => this.#end(new Error('the connection closed')));
+
+    try {
+      await this.#within<void>(connectTimeoutMs, signal, `connecting to RCON at ${this.address}`, (resolve, reject) => {
+        const onConnect = () => resolve(undefined);
+        socket.once('connect', onConnect);
+        return {
+          onPacket: () => undefined,
+          onEnd: (reason) => {
+            socket.off('connect', onConnect);
+            reject(reason);
+          },
+        };
+      });
+      this.#state = 'authenticating';
+      await this.#authenticate(signal);
+    } catch (error) {
+      this.#end(error as Error);
+      throw this.#asOpenError(error);
+    }
+    socket.setKeepAlive(true, KEEPALIVE_DELAY_MS);
+    this.#state = 'ready';
+  }
+
+  /**
+   * Runs one command and returns its whole answer. NotSentError when nothing was written;
+   * OutcomeUnknownError once the command was written and no answer came (the connection is then
+   * destroyed). An answer that started but was cut short is returned as it is: the command ran.
+   * An answer over maxAnswerBytes is AnswerTooLargeError (an OutcomeUnknownError), and the
+   * connection is destroyed at once: the rest is never read.
+   */
+  async request(command: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+    if (this.#state !== 'ready' || !this.#socket) {
+      throw new NotSentError(`RCON connection to ${this.address} is not open; the command was not sent`);
+    }
+    if (this.#outstanding) {
+      throw new NotSentError(`RCON connection to ${this.address} already has a request in flight; the command was not sent`);
+    }
+    if (signal?.aborted) {
+      throw new NotSentError('the command was cancelled before it was sent', { cause: signal.reason });
+    }
+    const socket = this.#socket;
+    const maxAnswerBytes = this.#options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+    const exchange = planCommand(this.#matching, command, { nextId: () => this.#allocateId(), maxAnswerBytes });
+    let written = false;
+    try {
+      return await this.#within(timeoutMs, signal, `waiting for the answer from RCON at ${this.address}`, (resolve, reject) => {
+        for (const packet of exchange.initial) socket.write(packet);
+        written = true;
+        return {
+          onPacket: (packet) => {
+            const step = exchange.accept(packet);
+            if (step.kind === 'ignore') {
+              this.#options.logger.debug({ rcon: this.address, id: packet.id, type: packet.type }, 'RCON packet outside the current request ignored');
+            } else if (step.kind === 'done') {
+              if (step.idZero) this.#switchToIdZero();
+              this.#answered += 1;
+              resolve(exchange.text());
+            } else if (step.kind === 'overflow') {
+              // Destroyed here, synchronously: not one more chunk of the flood is read.
+              this.destroy(new AnswerTooLargeError(`RCON at ${this.address}`, maxAnswerBytes));
+            } else if (step.write) {
+              socket.write(step.write);
+            }
+          },
+          onEnd: reject,
+        };
+      });
+    } catch (error) {
+      if (!written) {
+        throw new NotSentError(`RCON connection to ${this.address} failed before the command was written; it was not sent`, { cause: error });
+      }
+      if (error instanceof AnswerTooLargeError) throw error;
+      // Never reuse a connection after a timeout: a late answer would be taken for the next one.
+      this.destroy(error as Error);
+      if (exchange.fragments > 0) {
+        this.#options.logger.warn(
+          { rcon: this.address, fragments: exchange.fragments, reason: (error as Error).message },
+          'RCON answer may be incomplete: the end of the answer never came, but the command ran',
+        );
+        return exchange.text();
+      }
+      throw new OutcomeUnknownError(
+        `no complete answer from RCON at ${this.address} (${(error as Error).message}); ` +
+          'the command was sent and may have run, so it is not sent again',
+        { cause: error },
+      );
+    }
+  }
+
+  /** Closes the socket now; an outstanding request fails. Safe to call at any time. */
+  destroy(reason: Error = new Error('the connection was closed by porter')): void {
+    this.#end(reason);
+  }
+
+  async #authenticate(signal: AbortSignal | undefined): Promise<void> {
+    const { host, port } = this.#options;
+    const socket = this.#socket!;
+    const auth = planAuth(this.#options.password, this.#allocateId());
+    const timeoutMs = this.#options.authTimeoutMs ?? this.#options.connectTimeoutMs;
+    await this.#within<void>(timeoutMs, signal, `waiting for RCON at ${this.address} to answer the login`, (resolve, reject) => {
+      socket.write(auth.packet);
+      return {
+        onPacket: (packet) => {
+          const verdict = auth.accept(packet);
+          if (verdict === 'accepted') resolve(undefined);
+          else if (verdict === 'rejected') {
+            reject(
+              new CredentialsError(
+                `the RCON password was rejected by ${host}:${port}; fix "password" or "passwordFile" of this server's executor ` +
+                  'in the config, or PORTER_RCON_PASSWORD, so that it matches the game server\'s RCON password (Minecraft: rcon.password in server.properties)',
+              ),
+            );
+          }
+        },
+        onEnd: (reason) =>
+          reject(
+            new RconConnectError(
+              `RCON at ${this.address} ended the connection during login (${reason.message}); check that the port is the RCON port ` +
+                '(some servers also drop the connection on a wrong password)',
+              { cause: reason },
+            ),
+          ),
+      };
+    });
+  }
+
+  /**
+   * Runs one outstanding step with a deadline and an abort signal. `start` writes whatever it needs
+   * and returns the handlers the socket's events are routed to until the step settles.
+   */
+  #within<T>(
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    what: string,
+    start: (resolve: (value: T) => void, reject: (reason: Error) => void) => Outstanding,
+  ): Promise<T> {
+    return new Promise<T>((resolvePromise, rejectPromise) => {
+      let settled = false;
+      let cancelDeadline = (): void => {};
+      const finish = () => {
+        settled = true;
+        this.#outstanding = undefined;
+        cancelDeadline();
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const resolve = (value: T) => {
+        if (settled) return;
+        finish();
+        resolvePromise(value);
+      };
+      const reject = (reason: Error) => {
+        if (settled) return;
+        finish();
+        rejectPromise(reason);
+      };
+      const onAbort = () => reject(new Error(`cancelled while ${what}`, { cause: signal?.reason }));
+      if (this.#endReason) {
+        reject(this.#endReason);
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      cancelDeadline = startDeadline(this.#clock, timeoutMs, () => reject(new Error(`timed out after ${timeoutMs} ms ${what}`)));
+      this.#outstanding = start(resolve, reject);
+      if (signal?.aborted) onAbort();
+    });
+  }
+
+  #onData(chunk: Buffer): void {
+    const { packets, error } = this.#decoder.push(chunk);
+    this.#deliver(packets);
+    // After the packets before it: an answer that arrived whole still counts.
+    if (error) this.#end(error);
+  }
+
+  #deliver(packets: readonly RconPacket[]): void {
+    for (const packet of packets) {
+      // A packet may have ended the connection (an overflow): the rest of the chunk is not looked at.
+      if (this.#endReason) return;
+      if (this.#outstanding) this.#outstanding.onPacket(packet);
+      else this.#onUnaskedPacket(packet);
+    }
+  }
+
+  /**
+   * Ids pair answers with requests, so a packet nobody waits for is harmless (srcds' extra packet,
+   * a late fragment) and dropped. Paired by order (id 0) it is not: it would be taken for the next
+   * command's answer, and every answer after it would be off by one. So once a command was
+   * answered by order, such a packet resets the connection. Before that it may be login noise.
+   */
+  #onUnaskedPacket(packet: RconPacket): void {
+    if (this.#matching === 'id0' && this.#answered > 0) {
+      this.#end(
+        new RconProtocolError(
+          `RCON at ${this.address} sent a packet no request was waiting for, on a connection that pairs answers by order (id 0); ` +
+            'porter reset the connection so that it cannot be taken for the next answer',
+        ),
+      );
+      return;
+    }
+    this.#options.logger.debug({ rcon: this.address, id: packet.id, type: packet.type }, 'unexpected RCON packet ignored');
+  }
+
+  #switchToIdZero(): void {
+    if (this.#matching === 'id0') return;
+    this.#matching = 'id0';
+    this.#options.onIdZeroAnswers?.();
+  }
+
+  #end(reason: Error): void {
+    if (this.#endReason) return;
+    this.#endReason = reason;
+    this.#state = 'closed';
+    this.#socket?.destroy();
+    const outstanding = this.#outstanding;
+    this.#outstanding = undefined;
+    outstanding?.onEnd(reason);
+    for (const listener of this.#endListeners) listener(reason);
+    this.#endListeners.clear();
+  }
+
+  #allocateId(): number {
+    const id = this.#nextId;
+    // Stay positive: -1 means "auth failed" and 0 is what id-0 servers answer with.
+    this.#nextId = id >= 0x7fffffff ? 1 : id + 1;
+    return id;
+  }
+
+  #describeSocketError(error: Error): Error {
+    const code = (error as NodeJS.ErrnoException).code;
+    return new Error(code ? `${code}: ${error.message}` : error.message, { cause: error });
+  }
+
+  #asOpenError(error: unknown): Error {
+    if (error instanceof CredentialsError || error instanceof RconConnectError) return error;
+    const message = (error as Error).message;
+    return new RconConnectError(
+      `could not connect to RCON at ${this.address}: ${message}; check host and port, that RCON is enabled on the game server ` +
+        '(Minecraft: enable-rcon=true) and that a firewall lets porter reach it',
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,18 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { ResolvedExecutor } from '../config/schema.js';
+import type { Executor } from './executor.js';
+import { RconExecutor } from './rcon/executor.js';
+import { ScriptExecutor } from './script/executor.js';
+import { WebRconExecutor } from './webrcon/executor.js';
+
+export function createExecutor(config: ResolvedExecutor, deps: { logger: Logger; clock: Clock }): Executor {
+  switch (config.type) {
+    case 'rcon':
+      return new RconExecutor(config, deps);
+    case 'webrcon':
+      return new WebRconExecutor(config, deps);
+    case 'script':
+      return new ScriptExecutor(config, deps);
+  }
+}

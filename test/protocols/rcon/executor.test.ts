@@ -1,0 +1,344 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { CommandRefusedError, CredentialsError, NotSentError, OutcomeUnknownError } from '../../../src/errors.js';
+import { RconConnectError } from '../../../src/protocols/rcon/errors.js';
+import { startRconServer, type FakeRconServer } from '../../../src/sim/rcon-server.js';
+import { waitFor } from '../../helpers/wait-for.js';
+import { context, makeExecutor, PASSWORD } from './helpers/setup.js';
+
+const deliveries = (server: FakeRconServer) => server.executed.filter((entry) => !entry.query).map((entry) => entry.command);
+
+describe('RconExecutor on a Minecraft server', () => {
+  let server: FakeRconServer;
+  before(async () => {
+    server = await startRconServer({ password: PASSWORD, flavour: 'minecraft', players: ['Steve', 'Alex'] });
+  });
+  after(() => server.close());
+
+  test('runs a delivery and a query, and says what its connection proved and its stats', async () => {
+    const executor = makeExecutor(server);
+    try {
+      assert.match(executor.connectedText, /^RCON \(minecraft\) login to 127\.0\.0\.1:\d+ accepted$/);
+      assert.equal(executor.isReady(), false);
+      await executor.connect();
+      assert.equal(executor.isReady(), true);
+      assert.equal(await executor.execute('give Steve diamond 64', context), 'Gave 64 [Diamond] to Steve');
+      assert.equal(await executor.execute('give Herobrine diamond', context), 'No player was found');
+      assert.equal(await executor.query('list'), 'There are 2 of a max of 20 players online: Steve, Alex');
+      assert.deepEqual(executor.stats(), { connected: true, reconnects: 0 });
+    } finally {
+      await executor.close();
+    }
+    assert.equal(executor.isReady(), false);
+  });
+
+  test('a 1,447-byte request is refused before sending; the connection stays up and 1,446 bytes still go through', async () => {
+    const executor = makeExecutor(server);
+    try {
+      await executor.connect();
+      const connectionsBefore = server.totalConnections;
+      const ranBefore = server.executed.length;
+      const tooLong = `say ${'x'.repeat(1447 - 4)}`;
+      assert.equal(Buffer.byteLength(tooLong), 1447);
+      await assert.rejects(executor.execute(tooLong, context), (error: unknown) => {
+        assert.ok(error instanceof CommandRefusedError, String(error));
+        assert.match(error.message, /1447 bytes/);
+        assert.match(error.message, /limit of 1446 bytes/);
+        return true;
+      });
+      assert.equal(server.executed.length, ranBefore, 'nothing reached the server');
+      assert.equal(executor.isReady(), true);
+      // Multi-byte characters count as bytes, not characters.
+      await assert.rejects(executor.execute(`say ${'é'.repeat(722)}`, context), CommandRefusedError);
+
+      const longest = `say ${'x'.repeat(1446 - 4)}`;
+      assert.equal(await executor.execute(longest, context), '');
+      assert.equal(server.executed.at(-1)?.command, longest);
+      assert.equal(server.totalConnections, connectionsBefore, 'the same connection carried on');
+      assert.equal(server.framingViolations, 0);
+    } finally {
+      await executor.close();
+    }
+  });
+
+  test('CR, LF and NUL are refused before sending', async () => {
+    const executor = makeExecutor(server);
+    try {
+      await executor.connect();
+      const ranBefore = server.executed.length;
+      for (const command of ['give Steve diamond\nop Steve', 'say hi\rstop', 'say a\0op Steve']) {
+        await assert.rejects(executor.execute(command, context), CommandRefusedError);
+      }
+      assert.equal(server.executed.length, ranBefore);
+      assert.equal(executor.isReady(), true);
+    } finally {
+      await executor.close();
+    }
+  });
+
+  test('a refused command fails at once even while disconnected', async () => {
+    const executor = makeExecutor(server, { port: 1 });
+    try {
+      await assert.rejects(executor.execute('a\nb', context), CommandRefusedError);
+    } finally {
+      await executor.close();
+    }
+  });
+
+  test('a timed-out command is OutcomeUnknownError, never resent, and the next one uses a fresh connection', async () => {
+    const executor = makeExecutor(server, { timeoutMs: 200 });
+    try {
+      await executor.connect();
+      const connectionsBefore = server.totalConnections;
+      const ranBefore = deliveries(server).length;
+      server.failNext('hang');
+      await assert.rejects(executor.execute('give Steve emerald', context), OutcomeUnknownError);
+      await executor.waitReady(AbortSignal.timeout(5000));
+      assert.equal(await executor.execute('give Steve stick', context), 'Gave 1 [Stick] to Steve');
+      assert.equal(server.totalConnections, connectionsBefore + 1);
+      assert.deepEqual(deliveries(server).slice(ranBefore), ['give Steve emerald', 'give Steve stick']);
+      assert.equal(executor.stats().reconnects, 1);
+    } finally {
+      await executor.close();
+    }
+  });
+
+  test('concurrent execute() calls are serialised: never two requests in flight', async () => {
+    const executor = makeExecutor(server);
+    try {
+      await executor.connect();
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => executor.execute(`porter-sim delay ${5 + (i % 3) * 10} answer-${i}`, context)),
+      );
+      assert.deepEqual(answers, Array.from({ length: 8 }, (_, i) => `answer-${i}`));
+      assert.equal(server.maxInFlight, 1);
+      assert.equal(server.framingViolations, 0);
+    } finally {
+      await executor.close();
+    }
+  });
+
+  test('a command cancelled while queued is NotSentError and never reaches the server', async () => {
+    const executor = makeExecutor(server);
+    try {
+      await executor.connect();
+      const ranBefore = server.executed.length;
+      const first = executor.execute('porter-sim delay 100 first', context);
+      const controller = new AbortController();
+      const second = executor.execute('give Steve cake', context, controller.signal);
+      controller.abort(new Error('stop'));
+      await assert.rejects(second, NotSentError);
+      assert.equal(await first, 'first');
+      assert.deepEqual(server.executed.slice(ranBefore).map((e) => e.command), ['porter-sim delay 100 first']);
+    } finally {
+      await executor.close();
+    }
+  });
+});
+
+describe('RconExecutor when the game server goes away', () => {
+  test('server restart: reconnects and logs in again by itself', async () => {
+    const server = await startRconServer({ password: PASSWORD, players: ['Steve'] });
+    const executor = makeExecutor(server);
+    try {
+      await executor.connect();
+      await server.restart();
+      await waitFor(() => executor.stats().reconnects === 1 && executor.isReady(), { what: 'reconnect after restart' });
+      assert.equal(await executor.execute('give Steve apple', context), 'Gave 1 [Apple] to Steve');
+      assert.equal(server.totalConnections, 2);
+    } finally {
+      await executor.close();
+      await server.close();
+    }
+  });
+
+  test('while the server is down, execute() fails fast with NotSentError; waitReady() resolves when it is back', async () => {
+    const server = await startRconServer({ password: PASSWORD, players: ['Steve'] });
+    const executor = makeExecutor(server);
+    try {
+      await executor.connect();
+      await server.down();
+      await waitFor(() => !executor.isReady(), { what: 'executor to notice the drop' });
+      const started = performance.now();
+      await assert.rejects(executor.execute('give Steve apple', context), (error: unknown) => {
+        assert.ok(error instanceof NotSentError, String(error));
+        assert.match(error.message, /not connected.*not sent/);
+        return true;
+      });
+      assert.ok(performance.now() - started < 500, 'no waiting for a connect timeout (2 s)');
+      assert.equal(executor.stats().connected, false);
+
+      const ready = executor.waitReady(AbortSignal.timeout(5000));
+      await server.up();
+      await ready;
+      assert.equal(await executor.execute('give Steve apple', context), 'Gave 1 [Apple] to Steve');
+      assert.deepEqual(deliveries(server), ['give Steve apple']);
+    } finally {
+      await executor.close();
+      await server.close();
+    }
+  });
+
+  test('connect() fails while the server is down; waitReady() keeps retrying until it is up', async () => {
+    const server = await startRconServer({ password: PASSWORD });
+    await server.down();
+    const executor = makeExecutor(server);
+    try {
+      await assert.rejects(executor.connect(), RconConnectError);
+      const ready = executor.waitReady(AbortSignal.timeout(5000));
+      await server.up();
+      await ready;
+      assert.equal(executor.isReady(), true);
+    } finally {
+      await executor.close();
+      await server.close();
+    }
+  });
+
+  test('waitReady() rejects with the signal reason when aborted', async () => {
+    const server = await startRconServer({ password: PASSWORD });
+    await server.down();
+    const executor = makeExecutor(server);
+    try {
+      const controller = new AbortController();
+      const ready = executor.waitReady(controller.signal);
+      controller.abort(new Error('drain bound reached'));
+      await assert.rejects(ready, /drain bound reached/);
+    } finally {
+      await executor.close();
+      await server.close();
+    }
+  });
+
+  test('a wrong password on connect() is a CredentialsError (exit 78) without the password', async () => {
+    const server = await startRconServer({ password: 'the-real-one' });
+    const executor = makeExecutor(server);
+    try {
+      await assert.rejects(executor.connect(), (error: unknown) => {
+        assert.ok(error instanceof CredentialsError);
+        assert.equal(error.exitCode, 78);
+        assert.ok(!error.message.includes(PASSWORD) && !error.message.includes('the-real-one'));
+        return true;
+      });
+      await assert.rejects(executor.waitReady(), CredentialsError);
+      await assert.rejects(executor.execute('list', context), CredentialsError);
+      assert.equal(server.authFailures, 1, 'no retrying a rejected password');
+    } finally {
+      await executor.close();
+      await server.close();
+    }
+  });
+
+  test('a password changed under porter: the reconnect fails with CredentialsError and stops retrying', async () => {
+    const server = await startRconServer({ password: PASSWORD, players: ['Steve'] });
+    const executor = makeExecutor(server);
+    try {
+      await executor.connect();
+      server.setPassword('rotated');
+      await server.restart();
+      await waitFor(() => !executor.isReady(), { what: 'executor to notice the restart' });
+      await assert.rejects(executor.waitReady(AbortSignal.timeout(5000)), CredentialsError);
+      await assert.rejects(executor.execute('give Steve apple', context), CredentialsError);
+      assert.equal(server.authFailures, 1);
+      assert.deepEqual(deliveries(server), []);
+    } finally {
+      await executor.close();
+      await server.close();
+    }
+  });
+});
+
+describe('RconExecutor on other flavours', () => {
+  test('id0 (Palworld-style) server works', async () => {
+    const server = await startRconServer({ password: PASSWORD, flavour: 'id0', players: ['Lamball'] });
+    const executor = makeExecutor(server);
+    try {
+      await executor.connect();
+      assert.match(await executor.query('ShowPlayers'), /^name,playeruid,steamid\nLamball,/);
+      const answers = await Promise.all([1, 2, 3].map((n) => executor.execute(`Broadcast ${n}`, context)));
+      assert.deepEqual(answers, ['Broadcasted: 1\n', 'Broadcasted: 2\n', 'Broadcasted: 3\n']);
+      assert.equal(server.maxInFlight, 1);
+    } finally {
+      await executor.close();
+      await server.close();
+    }
+  });
+
+  test('source server: concurrent commands stay paired with their answers', async () => {
+    const server = await startRconServer({ password: PASSWORD, flavour: 'source' });
+    const executor = makeExecutor(server);
+    try {
+      await executor.connect();
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => executor.execute(i % 2 ? `echo n${i}` : `porter-sim delay 10 d${i}`, context)),
+      );
+      assert.deepEqual(answers, ['d0', 'n1\n', 'd2', 'n3\n', 'd4', 'n5\n']);
+      assert.equal(server.maxInFlight, 1);
+    } finally {
+      await executor.close();
+      await server.close();
+    }
+  });
+});
+
+describe('close()', () => {
+  let server: FakeRconServer;
+  before(async () => {
+    server = await startRconServer({ password: PASSWORD, players: ['Steve'] });
+  });
+  after(() => server.close());
+
+  test('leaves no handles: a process that used the executor exits by itself', async () => {
+    const repo = fileURLToPath(new URL('../../../../', import.meta.url));
+    const executorModule = new URL('../../../src/protocols/rcon/executor.js', import.meta.url).href;
+    const down = await startRconServer({ password: PASSWORD });
+    await down.down();
+    // Two executors: one used and closed, one left reconnecting with backoff when closed. The
+    // child never calls process.exit, so any timer or socket left behind keeps it alive.
+    const code = `
+      import { pino } from 'pino';
+      import { RconExecutor } from ${JSON.stringify(executorModule)};
+      const [port, downPort, password] = process.argv.slice(1);
+      const config = (p) => ({ type: 'rcon', host: '127.0.0.1', port: Number(p), password, flavour: 'minecraft',
+        timeoutMs: 2000, connectTimeoutMs: 2000, maxRequestBytes: 1446 });
+      const logger = pino({ level: 'silent' });
+      const used = new RconExecutor(config(port), { logger });
+      await used.connect();
+      process.stdout.write(await used.execute('give Steve apple', { id: '1', serverId: 's' }));
+      const retrying = new RconExecutor(config(downPort), { logger, backoff: { initialMs: 60000, maxMs: 60000 } });
+      const waiting = retrying.waitReady().catch((e) => e.code);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await Promise.all([used.close(), retrying.close()]);
+      process.stdout.write(' ' + await waiting);
+    `;
+    try {
+      const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          ['--input-type=module', '-e', code, String(server.port), String(down.port), PASSWORD],
+          { cwd: repo, timeout: 10_000 },
+          (error, stdout, stderr) => resolve({ code: error ? (error.code as number | null) ?? null : 0, stdout, stderr }),
+        );
+      });
+      assert.equal(result.stderr, '');
+      assert.equal(result.stdout, 'Gave 1 [Apple] to Steve E_RCON_CONNECT');
+      assert.equal(result.code, 0, 'the child exited on its own, well before the 10 s kill');
+    } finally {
+      await down.close();
+    }
+  });
+
+  test('settles queued commands and is idempotent', async () => {
+    const executor = makeExecutor(server);
+    await executor.connect();
+    const inFlight = executor.execute('porter-sim delay 200 slow', context);
+    const queued = executor.execute('give Steve apple', context);
+    await executor.close();
+    await executor.close();
+    await assert.rejects(inFlight, OutcomeUnknownError);
+    await assert.rejects(queued, NotSentError);
+    await assert.rejects(executor.execute('list', context), NotSentError);
+  });
+});
