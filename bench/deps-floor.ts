@@ -1,12 +1,11 @@
 import { Command } from 'commander';
-import PQueue from 'p-queue';
 import { pino } from 'pino';
 import { Pool } from 'undici';
 import { z } from 'zod';
 
 /**
  * The memory floor of porter's mandated dependencies: a process that loads commander,
- * p-queue, pino, undici and zod (bundled the way porter is), uses each once, and idles. Its RSS
+ * pino, undici and zod (bundled the way porter is), uses each once, and idles. Its RSS
  * shows how much of porter's own RSS is the libraries rather than porter. Run by the cpu-memory
  * benchmark: `node deps-floor.bundle.js <api url>`; prints nothing, the harness reads /proc.
  */
@@ -19,5 +18,4 @@ await answer.body.text();
 pino({ base: undefined }, pino.destination({ dest: 1, sync: true })).info('deps floor');
 z.object({ loaded: z.boolean() }).parse({ loaded: true });
 new Command('floor').parse([], { from: 'user' });
-await new PQueue({ concurrency: 1 }).add(async () => undefined);
 setInterval(() => {}, 1000);

@@ -21,3 +21,23 @@ export function linkSignals(...signals: ReadonlyArray<AbortSignal | undefined>):
   });
   return { signal: controller.signal, release: () => listeners.forEach((remove) => remove()) };
 }
+
+/** Waits for a shared promise, but lets this caller leave early (rejecting with its reason) when its own signal aborts. */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
+  });
+}

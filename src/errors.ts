@@ -24,6 +24,11 @@ export class CredentialsError extends PorterError {
   override readonly exitCode = 78;
 }
 
+/** A configuration or credential error: the daemon stops with 78 instead of retrying. */
+export function isConfigurationError(error: unknown): boolean {
+  return error instanceof PorterError && error.exitCode === 78;
+}
+
 export function exitCodeOf(error: unknown): number {
   return error instanceof PorterError ? error.exitCode : 1;
 }

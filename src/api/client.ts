@@ -7,6 +7,7 @@ import type { Config } from '../config/schema.js';
 import type { CallContext } from './errors.js';
 import { createRoutePaths, parseBaseUrl, type RoutePaths } from './routes.js';
 import { toTransportError } from './transport.js';
+import { scrubSecrets } from '../scrub.js';
 
 
 export interface ApiRequest {
@@ -119,7 +120,7 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
     connect: { timeout: Math.max(1, Math.min(10_000, Math.floor(timeoutMs / 2))) },
   });
 
-  const redact = (text: string): string => (token.length > 0 ? text.split(token).join('[redacted]') : text);
+  const redact = (text: string): string => scrubSecrets(text, [token]);
 
   async function send(request: ApiRequest): Promise<ApiResponse> {
     request.signal?.throwIfAborted();

@@ -28,6 +28,14 @@ export interface CallContext {
   readonly commandId?: string;
 }
 
+/** "pull for server X (command N)": where a failing call went, for messages. */
+export function describeCall(context: CallContext): string {
+  const parts: string[] = [context.route];
+  if (context.serverId !== undefined) parts.push(`for server ${context.serverId}`);
+  if (context.commandId !== undefined) parts.push(`(command ${context.commandId})`);
+  return parts.join(' ');
+}
+
 /** The fields every API error carries; merged into each class below by declaration merging. */
 interface ProblemError extends ProblemFields {
   readonly context: CallContext;
@@ -124,13 +132,4 @@ export class ApiTransportError extends PorterError {
     this.maybeProcessed = options.maybeProcessed;
     this.context = options.context;
   }
-  /** Same as `maybeProcessed`: the request may have left porter. */
-  get requestSent(): boolean {
-    return this.maybeProcessed;
-  }
-}
-
-/** Configuration or credential errors end the daemon with exit 78; everything else is retried. */
-export function isConfigurationError(error: unknown): boolean {
-  return error instanceof PorterError && error.exitCode === 78;
 }

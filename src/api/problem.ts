@@ -8,6 +8,7 @@ import {
   UnknownServerError,
   type CallContext,
   type ProblemFields,
+  describeCall,
 } from './errors.js';
 import type { PorterError } from '../errors.js';
 
@@ -56,12 +57,6 @@ export function parseProblem(answer: AnswerForProblem, redact: (text: string) =>
   };
 }
 
-function where(context: CallContext): string {
-  const parts: string[] = [context.route];
-  if (context.serverId !== undefined) parts.push(`for server ${context.serverId}`);
-  if (context.commandId !== undefined) parts.push(`(command ${context.commandId})`);
-  return parts.join(' ');
-}
 
 function label(problem: ProblemFields): string {
   return `${problem.status} ${problem.apiCode ?? '(no code)'}`;
@@ -84,7 +79,7 @@ const NEW_TOKEN =
 export function errorForAnswer(answer: AnswerForProblem, context: CallContext, redact: (text: string) => string): PorterError {
   const problem = parseProblem(answer, redact);
   const tail = trailer(problem);
-  const call = where(context);
+  const call = describeCall(context);
   const { status } = problem;
 
   if (status === 401) {

@@ -7,7 +7,7 @@ import { ApiTransportError, RateLimitedError, type CallContext } from './errors.
 import { truncateReason } from './fail-reason.js';
 import { parsePullBody } from './int64-json.js';
 import { errorForAnswer } from './problem.js';
-import { SerialLane } from './serial.js';
+import { SerialLane } from '../serial-lane.js';
 import type { PullResult, ReportResult, Route, ServerApi } from './types.js';
 
 export interface ServerApiOptions {

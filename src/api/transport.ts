@@ -1,4 +1,4 @@
-import { ApiTransportError, type CallContext, type TransportFailure } from './errors.js';
+import { ApiTransportError, describeCall, type CallContext, type TransportFailure } from './errors.js';
 
 /** Codes raised before a single byte of the request can have reached the API. */
 const NOT_SENT_CODES = new Set([
@@ -46,12 +46,6 @@ function classify(code: string | undefined, name: string | undefined): { failure
   return { failure: 'other', maybeProcessed: true };
 }
 
-function describe(context: CallContext): string {
-  const parts: string[] = [context.route];
-  if (context.serverId !== undefined) parts.push(`for server ${context.serverId}`);
-  if (context.commandId !== undefined) parts.push(`(command ${context.commandId})`);
-  return parts.join(' ');
-}
 
 const ADVICE: Record<TransportFailure, string> = {
   timeout: 'the API did not answer in time; porter retries with backoff (raise api.timeoutMs if the API is slow)',
@@ -82,7 +76,7 @@ export function toTransportError(
   cause.name = original.name;
   if (code) Object.assign(cause, { code });
   const processed = maybeProcessed ? ' (the request may have been processed)' : ' (the request was not sent)';
-  return new ApiTransportError(`Seller API ${describe(context)} failed: ${detail}${processed}: ${ADVICE[failure]}`, {
+  return new ApiTransportError(`Seller API ${describeCall(context)} failed: ${detail}${processed}: ${ADVICE[failure]}`, {
     failure,
     maybeProcessed,
     context,

@@ -1,3 +1,4 @@
+import { serverLabel } from '../config/server-label.js';
 import { readJournal } from '../delivery/journal.js';
 import { prepareStateDir } from '../delivery/state-dir.js';
 import { createApiClient } from '../api/client.js';
@@ -73,7 +74,7 @@ function checkStateDir(stateDir: string): CheckLine {
 }
 
 async function checkServer(server: ResolvedServer, config: Config): Promise<CheckLine[]> {
-  const label = `server ${server.name ?? server.id}`;
+  const label = `server ${serverLabel(server)}`;
   const lines: CheckLine[] = [];
   const logger = await stderrLogger(config, 'error');
   const executor = createExecutor(server.executor, { logger, clock: systemClock });

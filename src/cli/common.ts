@@ -1,3 +1,4 @@
+import { serverLabel } from '../config/server-label.js';
 import type { Logger } from 'pino';
 import type { Config, ResolvedServer } from '../config/schema.js';
 import { ConfigError, exitCodeOf } from '../errors.js';
@@ -52,11 +53,11 @@ export function pickServer(config: Config, id: string | undefined): ResolvedServ
   if (id === undefined) {
     if (config.servers.length === 1) return config.servers[0]!;
     throw new ConfigError(
-      `the config has ${config.servers.length} servers: choose one with --server (${config.servers.map((s) => s.name ?? s.id).join(', ')})`,
+      `the config has ${config.servers.length} servers: choose one with --server (${config.servers.map((s) => serverLabel(s)).join(', ')})`,
     );
   }
   const server = config.servers.find((s) => s.id === id || s.name === id);
-  if (!server) throw new ConfigError(`no server "${id}" in the config: use one of ${config.servers.map((s) => s.name ?? s.id).join(', ')}`);
+  if (!server) throw new ConfigError(`no server "${id}" in the config: use one of ${config.servers.map((s) => serverLabel(s)).join(', ')}`);
   return server;
 }
 

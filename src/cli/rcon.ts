@@ -1,3 +1,4 @@
+import { serverLabel } from '../config/server-label.js';
 import type { Command } from 'commander';
 import { systemClock } from '../clock.js';
 import { ConfigError } from '../errors.js';
@@ -16,7 +17,7 @@ export function registerRcon(program: Command): void {
         const config = await loadConfigFor(options.config);
         const server = pickServer(config, options.server);
         if (server.executor.type === 'script') {
-          throw new ConfigError(`server ${server.name ?? server.id} uses a script executor, which has no console: run the script itself to test it`);
+          throw new ConfigError(`server ${serverLabel(server)} uses a script executor, which has no console: run the script itself to test it`);
         }
         const { createExecutor } = await import('../protocols/registry.js');
         const executor = createExecutor(server.executor, { logger: await stderrLogger(config), clock: systemClock });

@@ -5,6 +5,12 @@ import { baseUrlProblems } from './base-url.js';
 import { LISTEN_FORM, parseListenAddress } from './listen-address.js';
 
 /**
+ * Minecraft reads a request with one 1,460-byte read and closes the connection when the read is
+ * not exactly one packet: 1,460 minus 14 bytes of framing leaves 1,446 bytes of command.
+ */
+const MINECRAFT_MAX_COMMAND_BYTES = 1446;
+
+/**
  * The configuration file's shape (DESIGN §4). Every object is strict so a typo is an error that
  * names the key, never a silently ignored setting. Defaults live here and nowhere else.
  *
@@ -40,7 +46,13 @@ export const rconExecutorSchema = z.strictObject({
     .enum(['minecraft', 'source', 'id0'])
     .optional()
     .describe('Server dialect; defaults from the players preset (minecraft → minecraft, others → source).'),
-  maxRequestBytes: z.number().int().min(32).max(4096).default(1446).describe('Longest request packet sent; longer commands are failed unsent.'),
+  maxRequestBytes: z
+    .number()
+    .int()
+    .min(32)
+    .max(4096)
+    .default(MINECRAFT_MAX_COMMAND_BYTES)
+    .describe('Longest command, in UTF-8 bytes, sent over RCON; a longer command is failed unsent (default: what Minecraft accepts).'),
 });
 
 /** What the WebRCON executor can put in a ws:// URL. */
@@ -229,7 +241,6 @@ function duplicateServerIds(servers: readonly unknown[], ctx: z.RefinementCtx): 
 }
 
 /** The file as written. */
-export type ConfigInput = z.input<typeof configSchema>;
 /** Parsed with defaults; secrets not resolved yet. */
 export type ParsedConfig = z.output<typeof configSchema>;
 export type ServerConfig = z.output<typeof serverSchema>;

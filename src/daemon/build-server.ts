@@ -1,3 +1,4 @@
+import { serverLabel } from '../config/server-label.js';
 import type { Logger } from 'pino';
 import type { ApiClient } from '../api/client.js';
 import { createServerApi } from '../api/server-api.js';
@@ -40,7 +41,7 @@ export interface SharedParts {
 
 export function buildServer(server: ResolvedServer, shared: SharedParts): ServerParts {
   const { config, client, journal, clock } = shared;
-  const logger = shared.logger.child({ server: server.name ?? server.id });
+  const logger = shared.logger.child({ server: serverLabel(server) });
   const executor = createExecutor(server.executor, { logger, clock });
   const preset = gameFor(server.players);
   const read = playerReader(server.players, preset, executor, logger);

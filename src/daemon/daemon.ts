@@ -1,3 +1,4 @@
+import { serverLabel } from '../config/server-label.js';
 import type { Logger } from 'pino';
 import { createApiClient } from '../api/client.js';
 import { startDeadline, systemClock, type Clock } from '../clock.js';
@@ -5,7 +6,7 @@ import type { Config } from '../config/schema.js';
 import { Journal } from '../delivery/journal.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
 import { lockStateDir } from '../delivery/state-lock.js';
-import { exitCodeOf, PorterError } from '../errors.js';
+import { exitCodeOf, isConfigurationError } from '../errors.js';
 import { configSecrets } from '../config/secrets.js';
 import { scrubberFor } from '../scrub.js';
 import { buildServer, type ServerParts } from './build-server.js';
@@ -14,7 +15,6 @@ export interface DaemonOptions {
   readonly config: Config;
   readonly logger: Logger;
   readonly clock?: Clock;
-  readonly observer?: DeliveryObserver;
   /** Aborting it is the same as SIGTERM (for `porter demo` and in-process tests). */
   readonly stopSignal?: AbortSignal;
   /** Install SIGTERM/SIGINT handlers (the CLI does; embedders may not want to). */
@@ -45,7 +45,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const health = config.health
     ? (await import('../health/wire.js')).healthWiring(config, { logger, clock, ...(options.secrets ? { secrets: options.secrets } : {}) })
     : undefined;
-  const observer = combineObservers(options.observer, health?.daemonOptions.observer);
+  const observer = health?.daemonOptions.observer;
   const servers = config.servers.map((server) =>
     buildServer(server, { config, client, journal, clock, logger, scrub, ...(observer ? { observer } : {}) }),
   );
@@ -73,11 +73,11 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     await health?.daemonOptions.onStarted({ servers, journal });
     await Promise.all(servers.map((parts) => firstConnect(parts, logger)));
     for (const parts of servers) parts.players.startWatching(stop.signal);
-    logger.info({ servers: servers.map((s) => s.server.name ?? s.server.id), stateDir: config.stateDir }, 'porter started');
+    logger.info({ servers: servers.map((s) => serverLabel(s.server)), stateDir: config.stateDir }, 'porter started');
     const loops = servers.map((parts) =>
       parts.loop.run({ stop: stop.signal, hard: hard.signal }).catch((error: unknown) => {
         exitCode = Math.max(exitCode, exitCodeOf(error));
-        logger.error({ err: error, server: parts.server.name ?? parts.server.id }, fatalMessage(error));
+        logger.error({ err: error, server: serverLabel(parts.server) }, fatalMessage(error));
         if (!stop.signal.aborted) requestStop();
       }),
     );
@@ -108,9 +108,9 @@ async function firstConnect(parts: ServerParts, logger: Logger): Promise<void> {
   try {
     await parts.executor.connect();
   } catch (error) {
-    if (exitCodeOf(error) === 78) throw error;
+    if (isConfigurationError(error)) throw error;
     logger.warn(
-      { server: parts.server.name ?? parts.server.id, err: (error as Error).message },
+      { server: serverLabel(parts.server), err: (error as Error).message },
       'game server not reachable yet: nothing is pulled until it is; retrying with backoff',
     );
   }
@@ -128,17 +128,9 @@ function warnAboutOrphans(journal: Journal, config: Config, logger: Logger): voi
 }
 
 function fatalMessage(error: unknown): string {
-  return error instanceof PorterError && error.exitCode === 78
+  return isConfigurationError(error)
     ? 'configuration or credentials rejected: fix the configuration and start again'
     : 'porter stopped on an unexpected error';
-}
-
-function combineObservers(...observers: Array<DeliveryObserver | undefined>): DeliveryObserver | undefined {
-  const present = observers.filter((o): o is DeliveryObserver => o !== undefined);
-  if (present.length <= 1) return present[0];
-  return {
-    onDelivery: (event) => present.forEach((o) => o.onDelivery?.(event)),
-  };
 }
 
 /** porter's own handler for SIGTERM and SIGINT while it runs: the first drains, the second stops at once. */

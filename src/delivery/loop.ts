@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { PlanRequiredError, RateLimitedError } from '../api/errors.js';
 import type { PullResult, ServerApi } from '../api/types.js';
 import { startDeadline, type Clock } from '../clock.js';
-import { CommandFailedError, CommandRefusedError, NotSentError, OutcomeUnknownError, PorterError } from '../errors.js';
+import { CommandFailedError, CommandRefusedError, isConfigurationError, NotSentError, OutcomeUnknownError } from '../errors.js';
 import { assertSingleLine, type Executor } from '../protocols/executor.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
 import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal.js';
@@ -55,7 +55,6 @@ export interface StopSignals {
 }
 
 export interface LoopHealth {
-  readonly executorReady: boolean;
   readonly lastApiSuccessAt: number | undefined;
   readonly lastApiError: string | undefined;
   readonly lastDeliveryAt: number | undefined;
@@ -94,7 +93,6 @@ export class DeliveryLoop {
 
   health(): LoopHealth {
     return {
-      executorReady: this.#o.executor.isReady(),
       lastApiSuccessAt: this.#lastApiSuccessAt,
       lastApiError: this.#lastApiError,
       lastDeliveryAt: this.#lastDeliveryAt,
@@ -132,7 +130,7 @@ export class DeliveryLoop {
         await this.#handlePull(result, signals);
       } catch (error) {
         if (signals.stop.aborted && isAbort(error)) break;
-        if (isFatal(error)) throw error;
+        if (isConfigurationError(error)) throw error;
         // The game server went away while its players were read: wait for it, not for the API.
         if (error instanceof NotSentError) {
           await this.#o.clock.sleep(GAME_SERVER_RECHECK_MS, signals.stop).catch(() => undefined);
@@ -210,7 +208,7 @@ export class DeliveryLoop {
     try {
       outcome = journaled ? await this.#run(id, command, signals.hard) : failed(NOT_JOURNALED);
     } catch (error) {
-      if (!isFatal(error)) throw error;
+      if (!isConfigurationError(error)) throw error;
       fatal = error;
       outcome = { result: 'failed', reason: `not sent: ${(error as Error).message}` };
     }
@@ -279,7 +277,7 @@ export class DeliveryLoop {
         if (error instanceof CommandRefusedError) return failed(`refused, not sent: ${error.message}`);
         if (error instanceof CommandFailedError) return failed(error.message);
         if (isAbort(error) && hard.aborted) return ABANDONED;
-        if (isFatal(error)) throw error;
+        if (isConfigurationError(error)) throw error;
         return failed(`outcome unknown: ${(error as Error).message ?? String(error)}`);
       }
     }
@@ -294,7 +292,7 @@ export class DeliveryLoop {
     try {
       await this.#o.executor.waitReady(bounded.signal);
     } catch (error) {
-      if (isFatal(error)) throw error;
+      if (isConfigurationError(error)) throw error;
     } finally {
       cancel();
       hard.removeEventListener('abort', onHard);
@@ -315,7 +313,7 @@ export class DeliveryLoop {
         return;
       } catch (error) {
         if (hard.aborted) break;
-        if (isFatal(error)) throw error;
+        if (isConfigurationError(error)) throw error;
         const wait = this.#pauseAfter(error, attempt, 'report');
         this.#log.warn({ id, attempt, retryInMs: wait }, 'report not accepted yet; it stays in the journal and is retried');
         await clock.sleep(wait, hard).catch(() => undefined);
@@ -401,9 +399,6 @@ function unknownAfterRestart(entry: JournalEntry): Outcome {
   );
 }
 
-function isFatal(error: unknown): boolean {
-  return error instanceof PorterError && error.exitCode === 78;
-}
 
 function isAbort(error: unknown): boolean {
   return (error as Error)?.name === 'AbortError' || (error as Error)?.name === 'TimeoutError';

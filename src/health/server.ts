@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { PorterError } from '../errors.js';
+import { scrubberFor } from '../scrub.js';
 import { parseListen } from './listen.js';
 import { createMetrics, type PorterMetrics } from './metrics.js';
 import type { HealthSource } from './source.js';
@@ -50,11 +51,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
   };
   const metrics = options.metrics ?? createMetrics({ clock, servers: daemon.servers.map((p) => p.server) });
   metrics.attach(daemon, policy);
-  const redact = (text: string): string => {
-    let out = text;
-    for (const secret of options.secrets?.() ?? []) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-    return out;
-  };
+  const redact = scrubberFor(options.secrets ?? (() => []));
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? '/').split('?')[0];

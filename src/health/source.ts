@@ -24,7 +24,3 @@ export interface HealthServerPart {
   readonly loop: { health(): LoopHealth };
 }
 
-/** The label a server gets in logs, JSON and metrics: its configured name, else its id. */
-export function serverLabel(server: { readonly id: string; readonly name?: string | undefined }): string {
-  return server.name ?? server.id;
-}

@@ -1,7 +1,7 @@
+import { serverLabel } from '../config/server-label.js';
 import { accessSync, constants } from 'node:fs';
 import { dirname } from 'node:path';
 import type { HealthSource } from './source.js';
-import { serverLabel } from './source.js';
 
 /**
  * Decides whether each server's delivery loop is healthy (issue 4 §3), as plain data the HTTP

@@ -1,4 +1,5 @@
-import { NotSentError } from '../errors.js';
+import { untilAborted } from '../abort.js';
+import { isConfigurationError, NotSentError } from '../errors.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { normalizeIdentifiers } from './normalize.js';
@@ -177,24 +178,5 @@ function describe(error: unknown): { message: string; code?: string } {
 
 function mustPassOn(error: unknown): boolean {
   if (error instanceof NotSentError) return true;
-  return (error as { exitCode?: unknown } | null)?.exitCode === 78;
-}
-
-/** Waits for a shared promise, but lets this caller leave early when its own signal aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+  return isConfigurationError(error);
 }

@@ -5,7 +5,6 @@ import {
   ApiServerError,
   ApiTransportError,
   InvalidTokenError,
-  isConfigurationError,
   PlanRequiredError,
   RateLimitedError,
   ScopeMissingError,
@@ -14,7 +13,7 @@ import {
 import { createServerApi } from '../../src/api/server-api.js';
 import { Budget } from '../../src/api/budget.js';
 import { systemClock, type Clock } from '../../src/clock.js';
-import { CredentialsError, exitCodeOf } from '../../src/errors.js';
+import { CredentialsError, exitCodeOf, isConfigurationError } from '../../src/errors.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { apiConfig, assertNoSecret, capturingLogger, silent } from './helpers.js';
@@ -153,7 +152,7 @@ describe('ServerApi: the fail reason', () => {
       assert.equal(cut, `${'🎮'.repeat(999)}…`);
       assert.equal(kept, '🎮'.repeat(1_000));
       assert.ok(!scrubbed!.includes(SIM_TOKEN));
-      assert.match(scrubbed!, /\[redacted\]/);
+      assert.match(scrubbed!, /\[Redacted\]/);
     } finally {
       await client.close();
       await api.close();
@@ -241,7 +240,7 @@ describe('ServerApi: typed errors never carry the token', () => {
     });
     const echoed = await pullError(SIM_TOKEN);
     assert.ok(echoed instanceof InvalidTokenError);
-    assert.match(echoed.detail ?? '', /\[redacted\]/);
+    assert.match(echoed.detail ?? '', /\[Redacted\]/);
     assertNoSecret(echoed, SIM_TOKEN);
   });
 

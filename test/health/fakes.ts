@@ -42,7 +42,7 @@ export function fakeServer(id: string, name?: string): { part: HealthServerPart;
   const state: FakeServerState = {
     connected: true,
     reconnects: 0,
-    loop: { executorReady: true, lastApiSuccessAt: undefined, lastApiError: undefined, lastDeliveryAt: undefined, inHand: undefined },
+    loop: { lastApiSuccessAt: undefined, lastApiError: undefined, lastDeliveryAt: undefined, inHand: undefined },
     api: {
       pulls: { claimed: 0, empty: 0, busy204: 0, unusable: 0, error: 0 },
       reports: { accepted: 0, alreadySettled: 0, error: 0 },
@@ -55,7 +55,7 @@ export function fakeServer(id: string, name?: string): { part: HealthServerPart;
     server: { id, ...(name === undefined ? {} : { name }) },
     executor: { stats: () => ({ connected: state.connected, reconnects: state.reconnects }) },
     api: { stats: () => structuredClone(state.api) },
-    loop: { health: () => ({ ...state.loop, executorReady: state.connected }) },
+    loop: { health: () => state.loop },
   };
   return { part, state };
 }

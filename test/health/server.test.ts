@@ -139,7 +139,7 @@ describe('health server over a fake daemon', () => {
     const answer = await get(health, '/healthz');
     assert.equal(answer.status, 503);
     assert.doesNotMatch(answer.text, /gci_secret_token_value/);
-    assert.match(answer.text, /Bearer \[redacted\]/);
+    assert.match(answer.text, /Bearer \[Redacted\]/);
   });
 
   test('/metrics serves every issue-4 metric from the daemon and the observer', async () => {

@@ -1,7 +1,7 @@
 import { NotSentError } from '../../errors.js';
-import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../../clock.js';
+import { SerialLane } from '../../serial-lane.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { DEFAULT_RECONNECT_BACKOFF, type BackoffPolicy } from '../../net/backoff.js';
 import { RconConnection, type RconConnectionOptions } from './connection.js';
@@ -24,15 +24,15 @@ export interface RconSessionDeps {
 }
 
 /**
- * One persistent, authenticated connection per game server. Commands go through a p-queue with
- * concurrency 1: one request in flight, because Minecraft closes a connection whose read holds
+ * One persistent, authenticated connection per game server. Commands go through a serial lane:
+ * one request in flight, because Minecraft closes a connection whose read holds
  * more than one packet and id-0 servers give us no other way to pair answers with requests.
  * When the connection drops it reconnects in the background with backoff; a rejected password
  * stops that for good (retrying cannot fix it and would hammer the server's auth).
  */
 export class RconSession {
   readonly #options: RconSessionOptions;
-  readonly #queue = new PQueue({ concurrency: 1 });
+  readonly #lane = new SerialLane();
   readonly #link: ReconnectingLink<RconConnection>;
   #idZeroLogged = false;
 
@@ -118,44 +118,28 @@ export class RconSession {
   async request(command: string, signal?: AbortSignal): Promise<string> {
     assertSendable(command, this.#options.maxRequestBytes);
     this.#link.throwIfUnusable();
-    return new Promise<string>((resolve, reject) => {
-      let started = false;
-      let abandoned = false;
-      // p-queue's own signal option would free the slot while the request is still on the wire,
-      // letting a second one start: so a queued request is abandoned here, a running one is
-      // cancelled by the connection (which then destroys itself before the slot frees).
-      const onAbort = () => {
-        if (started) return;
-        abandoned = true;
-        reject(new NotSentError('the command was cancelled while waiting for the RCON connection; it was not sent', { cause: signal?.reason }));
-      };
-      if (signal?.aborted) {
-        onAbort();
-        return;
-      }
-      signal?.addEventListener('abort', onAbort, { once: true });
-      void this.#queue.add(async () => {
-        if (abandoned) return;
+    let started = false;
+    try {
+      return await this.#lane.run(async () => {
         started = true;
-        signal?.removeEventListener('abort', onAbort);
-        try {
-          this.#link.throwIfUnusable();
-          const connection = this.#link.connection;
-          if (!connection || connection.state !== 'ready') {
-            this.#link.ensureReconnecting();
-            throw new NotSentError(`RCON at ${this.address} is not connected (porter is reconnecting); the command was not sent`);
-          }
-          resolve(await connection.request(command, this.#options.timeoutMs, signal));
-        } catch (error) {
-          reject(error);
+        this.#link.throwIfUnusable();
+        const connection = this.#link.connection;
+        if (!connection || connection.state !== 'ready') {
+          this.#link.ensureReconnecting();
+          throw new NotSentError(`RCON at ${this.address} is not connected (porter is reconnecting); the command was not sent`);
         }
-      });
-    });
+        // A started request is cancelled by the connection, which destroys itself before the lane moves on.
+        return await connection.request(command, this.#options.timeoutMs, signal);
+      }, signal);
+    } catch (error) {
+      if (started) throw error;
+      throw new NotSentError('the command was cancelled while waiting for the RCON connection; it was not sent', { cause: signal?.reason });
+    }
   }
 
   /** Stops reconnecting, drops the connection and settles every waiter; leaves no timers behind. */
   async close(): Promise<void> {
     if (this.#link.closed) return;
-    await Promise.allSettled([this.#link.close(), this.#queue.onIdle()]);
+    await Promise.allSettled([this.#link.close(), this.#lane.idle()]);
   }
 }

@@ -3,6 +3,7 @@ import { Agent } from 'undici';
 import { systemClock, type Clock } from '../../clock.js';
 import type { ResolvedExecutor } from '../../config/schema.js';
 import { ConfigError, NotSentError } from '../../errors.js';
+import type { BackoffPolicy } from '../../net/backoff.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { MAX_WEBSOCKET_MESSAGE_BYTES } from '../answer-limit.js';
 import { assertSingleLine, type ExecutionContext, type Executor, type ExecutorStats } from '../executor.js';
@@ -15,13 +16,6 @@ export { WebRconConnectError } from './connection.js';
 
 export type WebRconExecutorConfig = Extract<ResolvedExecutor, { type: 'webrcon' }>;
 
-export interface WebRconBackoff {
-  /** Delay ceiling of the first retry. */
-  readonly initialMs: number;
-  /** The ceiling doubles per failed attempt up to this. */
-  readonly maxMs: number;
-}
-
 export interface WebRconExecutorDeps {
   readonly logger: Logger;
   readonly clock?: Clock;
@@ -29,7 +23,7 @@ export interface WebRconExecutorDeps {
    * Default 2 s doubling to 30 s: Rust refuses a new connection from the same address within a
    * cooldown (1 s by default) and bans an address after repeated failures, so no hammering.
    */
-  readonly backoff?: WebRconBackoff;
+  readonly backoff?: BackoffPolicy;
   /** For tests of the jitter; Math.random otherwise. */
   readonly random?: () => number;
   /**
@@ -42,7 +36,7 @@ export interface WebRconExecutorDeps {
   readonly probeCommand?: string | null;
 }
 
-const DEFAULT_BACKOFF: WebRconBackoff = { initialMs: 2000, maxMs: 30_000 };
+const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 2000, maxMs: 30_000 };
 
 /**
  * Rust's WebRCON: one WebSocket to `ws://host:port/<password>`, JSON requests matched to their

@@ -335,6 +335,7 @@ describe('close()', () => {
     await executor.connect();
     const inFlight = executor.execute('porter-sim delay 200 slow', context);
     const queued = executor.execute('give Steve apple', context);
+    await waitFor(() => server.executed.some((e) => e.command === 'porter-sim delay 200 slow'), { what: 'the slow command on the wire' });
     await executor.close();
     await executor.close();
     await assert.rejects(inFlight, OutcomeUnknownError);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SerialLane } from '../../src/api/serial.js';
+import { SerialLane } from '../../src/serial-lane.js';
 
 test('tasks run one at a time in order', async () => {
   const lane = new SerialLane();
