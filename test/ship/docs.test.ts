@@ -1,13 +1,20 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { configJsonSchema } from '../../src/config/json-schema.js';
+import { configSchema } from '../../src/config/schema.js';
 import { createMetrics } from '../../src/health/metrics.js';
 import { manualClock } from '../health/fakes.js';
+import { proseLines } from './markdown.js';
 import { readRepoFile, repoPath } from './repo.js';
 
-/** The docs drafts stay true to the code: every config key, every metric, every quoted message. */
+// ajv-formats is CommonJS whose module.exports is the plugin itself.
+const addFormats = createRequire(import.meta.url)('ajv-formats') as (ajv: Ajv2020) => void;
+
+/** The docs stay true to the code: every config key, every metric, every quoted message, every game's config. */
 
 function keyPaths(node: Record<string, unknown>, path: string, out: Set<string>): Set<string> {
   const properties = node.properties as Record<string, Record<string, unknown>> | undefined;
@@ -30,6 +37,29 @@ function sourceText(dir: string): string {
     else if (entry.endsWith('.ts')) text += readFileSync(path, 'utf8').replace(/['`"]\s*\+\s*['`"]/g, '');
   }
   return text;
+}
+
+/** The ```json blocks of a Markdown text, parsed. */
+function jsonBlocks(text: string): unknown[] {
+  return [...text.matchAll(/^```json\n([\s\S]*?)^```$/gm)].map((block) => JSON.parse(block[1]!) as unknown);
+}
+
+/** The part of the JSON Schema that lists the executor types and the games. */
+interface ServerSchemaPath {
+  properties: {
+    servers: {
+      items: {
+        properties: {
+          executor: { oneOf: { properties: { type: { const: string } } }[] };
+          players: { properties: { preset: { enum: string[] } } };
+        };
+      };
+    };
+  };
+}
+
+interface GameConfig {
+  servers: { executor: { type: string }; players?: { preset?: string } }[];
 }
 
 describe('docs', () => {
@@ -95,4 +125,37 @@ describe('docs', () => {
       assert.ok(inSource, `no longer printed by src/: ${fragment}`);
     }
   });
+
+  test('games.md: a complete, valid config for every executor and every game', () => {
+    const doc = readRepoFile('docs/games.md');
+    const configs = jsonBlocks(doc) as GameConfig[];
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    addFormats(ajv);
+    const validate = ajv.compile(JSON.parse(readRepoFile('config.schema.json')) as object);
+    configs.forEach((config, index) => {
+      assert.equal(validate(config), true, `games.md config #${index + 1}: ${JSON.stringify(validate.errors)}`);
+      const parsed = configSchema.safeParse(config);
+      assert.equal(parsed.success, true, `games.md config #${index + 1}: ${parsed.error?.message ?? ''}`);
+    });
+
+    const server = configJsonSchema() as unknown as ServerSchemaPath;
+    const { executor, players } = server.properties.servers.items.properties;
+    const executors = executor.oneOf.map((branch) => branch.properties.type.const);
+    const presets = players.properties.preset.enum;
+    const servers = configs.flatMap((config) => config.servers);
+    const usedPresets = new Set(servers.map((server) => server.players?.preset ?? 'none'));
+    const usedExecutors = new Set(servers.map((server) => server.executor.type));
+    assert.deepEqual(executors.filter((type) => !usedExecutors.has(type)), [], 'executor types without a config in games.md');
+    assert.deepEqual(presets.filter((preset) => !usedPresets.has(preset)), [], 'games without a config in games.md');
+  });
+
+  test('games.md has a section for every game, and the README links each one', () => {
+    const headings = proseLines(readRepoFile('docs/games.md')).filter((line) => line.startsWith('## '));
+    const readme = readRepoFile('README.md');
+    for (const game of ['Minecraft', 'Source', 'ARK', 'Palworld', 'Squad', 'Conan', 'Factorio', 'Rust', 'Any other game']) {
+      assert.ok(headings.some((heading) => heading.includes(game)), `games.md has no section for ${game}`);
+      assert.match(readme, new RegExp(`\\[${game}[^\\]]*\\]\\(docs/games\\.md#`), `README.md links no games.md section for ${game}`);
+    }
+  });
 });
+
