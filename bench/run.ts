@@ -25,7 +25,7 @@ import { rowsOf, textTable } from './lib/table.js';
  *   npm run bench -- --node-arg=--trace-gc   any node flag for porter (repeatable); output in porter.log
  *
  * A record run (with or without --only, but without --quick, --profile or --node-arg) updates
- * bench/results.json and the table in docs/benchmarks.md and README.md; the others write
+ * bench/results.json and the table in docs/benchmarks.md; the others write
  * dist/bench/results-quick.json. A missed target does not fail the run: the figures are measured, not
  * asserted. The exit code is 1 only when a benchmark could not run.
  */
@@ -37,7 +37,6 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
 const QUICK_RESULTS = fileURLToPath(new URL('./results-quick.json', import.meta.url));
 const DOCS = fileURLToPath(new URL('../../docs/benchmarks.md', import.meta.url));
-const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 
 const USAGE = `usage: npm run bench -- [--quick] [--only NAME[,NAME…]] [--keep] [--profile] [--node-arg=FLAG]… [--list]
 benchmarks: ${BENCHMARKS.map((b) => b.name).join(', ')}`;
@@ -144,11 +143,11 @@ async function main(): Promise<number> {
   // Quick, profiled or otherwise instrumented figures are not the record.
   if (options.quick || options.profile || options.nodeArgs.length > 0) {
     writeJson(QUICK_RESULTS, mergeResults(undefined, results, BENCHMARKS.map((b) => b.name)));
-    process.stdout.write(`not a record run: results in ${QUICK_RESULTS} (bench/results.json, docs/benchmarks.md and README.md untouched)\n`);
+    process.stdout.write(`not a record run: results in ${QUICK_RESULTS} (bench/results.json and docs/benchmarks.md untouched)\n`);
   } else {
     const merged = mergeResults(readResults(RESULTS), results, BENCHMARKS.map((b) => b.name));
     writeJson(RESULTS, merged);
-    const tables = [DOCS, README].filter((path) => updateDocs(path, merged)).map((path) => relative(ROOT, path));
+    const tables = [DOCS].filter((path) => updateDocs(path, merged)).map((path) => relative(ROOT, path));
     process.stdout.write(`results in bench/results.json${tables.length > 0 ? `; table updated in ${tables.join(' and ')}` : ''}\n`);
   }
   return failed.length > 0 ? 1 : 0;

@@ -208,7 +208,11 @@ export const configSchema = z.strictObject({
     .array(serverSchema)
     .min(1, 'expected at least one server')
     .superRefine(duplicateServerIds, { when: () => true }),
-  poll: z.strictObject({ idleMs: positiveMs(1000) }).default({ idleMs: 1000 }),
+  poll: z
+    .strictObject({
+      idleMs: positiveMs(1000).describe('The longest pause between idle pulls; porter may poll faster, down to idleMs/4, when the pull budget has room.'),
+    })
+    .default({ idleMs: 1000 }),
   stateDir: z.string().min(1).default('./state'),
   log: z
     .strictObject({

@@ -3,7 +3,7 @@
  * someone else, logs its environment, or passes it on to tools that do. Removed by prefix, so
  * that any variant (`PORTER_RCON_PASSWORD_LOBBY`, `…_FILE`) goes too; and systemd's
  * CREDENTIALS_DIRECTORY, which points at the files holding porter's token and passwords.
- * A script still runs as porter's own user and could read those files: the README says so.
+ * A script still runs as porter's own user and could read those files: docs/games.md#a-delivery-script says so.
  */
 export const SECRET_ENV_PREFIXES: readonly string[] = ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD'];
 export const SECRET_ENV_NAMES: readonly string[] = ['CREDENTIALS_DIRECTORY'];
