@@ -154,7 +154,7 @@ export function createServerApi(options: ServerApiOptions): ServerApi & { stats(
         { serverId, commandId: id, route, status: response.status, apiCode: 'apiCode' in problem ? problem.apiCode : undefined },
         'report answered 404/409: the platform already settled this command (or no longer has it); moving on',
       );
-      return 'already-settled';
+      return 'alreadySettled';
     }
     reports.error++;
     throw errorForAnswer({ status: response.status, body: response.body, retryAfterMs: response.rateLimit.retryAfterMs }, context, client.redact);

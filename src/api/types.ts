@@ -9,7 +9,7 @@ export type PullResult =
   /** A 200 whose body carried an id porter cannot use in a report path. */
   | { readonly kind: 'unusable'; readonly reason: string };
 
-export type ReportResult = 'accepted' | 'already-settled';
+export type ReportResult = 'accepted' | 'alreadySettled';
 
 export interface ServerApi {
   readonly serverId: string;

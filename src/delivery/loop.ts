@@ -306,7 +306,7 @@ export class DeliveryLoop {
       try {
         const answer = outcome.result === 'done' ? await api.done(id, hard) : await api.fail(id, outcome.reason, hard);
         this.#apiSucceeded();
-        if (answer === 'already-settled') {
+        if (answer === 'alreadySettled') {
           this.#log.warn({ id }, 'the API says this command was already settled (404/409); moving on');
         }
         journal.settle(serverId, id, clock.now());
