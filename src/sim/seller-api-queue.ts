@@ -51,11 +51,11 @@ export class CommandQueue {
   #nextId: bigint;
   #claimed = 0;
 
-  constructor(
-    idStart: bigint,
-    private readonly processingTimeoutMs: number | undefined,
-  ) {
+  readonly #processingTimeoutMs: number | undefined;
+
+  constructor(idStart: bigint, processingTimeoutMs: number | undefined) {
     this.#nextId = idStart;
+    this.#processingTimeoutMs = processingTimeoutMs;
   }
 
   enqueue(serverId: string, input: EnqueueInput, now: number): string {
@@ -80,9 +80,9 @@ export class CommandQueue {
 
   /** A PROCESSING command the executor never reported becomes UNCERTAIN after the timeout. */
   #expire(now: number): void {
-    if (this.processingTimeoutMs === undefined) return;
+    if (this.#processingTimeoutMs === undefined) return;
     for (const entry of this.#entries) {
-      if (entry.status === 'PROCESSING' && entry.claimedAt !== undefined && now - entry.claimedAt >= this.processingTimeoutMs) {
+      if (entry.status === 'PROCESSING' && entry.claimedAt !== undefined && now - entry.claimedAt >= this.#processingTimeoutMs) {
         entry.status = 'UNCERTAIN';
       }
     }

@@ -64,11 +64,14 @@ export class WebRconConnection {
   #onEnd: (reason: string) => void = () => {};
   readonly #ended: Promise<void>;
 
-  private constructor(
-    private readonly ws: WebSocket,
-    private readonly socket: Duplex | undefined,
-    private readonly clock: Clock,
-  ) {
+  readonly #ws: WebSocket;
+  readonly #socket: Duplex | undefined;
+  readonly #clock: Clock;
+
+  private constructor(ws: WebSocket, socket: Duplex | undefined, clock: Clock) {
+    this.#ws = ws;
+    this.#socket = socket;
+    this.#clock = clock;
     ws.addEventListener('message', (event) => {
       this.#frames += 1;
       if (typeof event.data === 'string') this.#onFrame(event.data);
@@ -138,7 +141,7 @@ export class WebRconConnection {
   }
 
   get isOpen(): boolean {
-    return this.#open && this.ws.readyState === WebSocket.OPEN;
+    return this.#open && this.#ws.readyState === WebSocket.OPEN;
   }
 
   /** Frames of any kind received so far: a connection silent since a request was sent may be dead. */
@@ -157,7 +160,7 @@ export class WebRconConnection {
   /** False when the socket is no longer open; true means the frame was handed to the socket. */
   send(text: string): boolean {
     if (!this.isOpen) return false;
-    this.ws.send(text);
+    this.#ws.send(text);
     return true;
   }
 
@@ -165,18 +168,18 @@ export class WebRconConnection {
   terminate(): void {
     // Not open from now on, before the close event comes: nothing more may be sent on it.
     this.#open = false;
-    if (this.socket) this.socket.destroy();
-    else this.ws.close();
+    if (this.#socket) this.#socket.destroy();
+    else this.#ws.close();
   }
 
   /** Closes politely, and destroys the socket if the server does not answer the close frame in time. */
   async close(): Promise<void> {
-    if (this.ws.readyState === WebSocket.CLOSED) return;
-    this.ws.close(1000);
+    if (this.#ws.readyState === WebSocket.CLOSED) return;
+    this.#ws.close(1000);
     const timer = new AbortController();
     const answered = await Promise.race([
       this.#ended.then(() => true),
-      this.clock.sleep(CLOSE_GRACE_MS, timer.signal).then(() => false, () => false),
+      this.#clock.sleep(CLOSE_GRACE_MS, timer.signal).then(() => false, () => false),
     ]);
     timer.abort();
     if (!answered) this.terminate();

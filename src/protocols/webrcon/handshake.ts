@@ -20,37 +20,40 @@ export type HandshakeAnswer =
   | { readonly kind: 'error'; readonly code: string };
 
 class RecordingHandler implements Dispatcher.DispatchHandler {
-  constructor(
-    private readonly inner: Dispatcher.DispatchHandler,
-    private readonly record: (answer: HandshakeAnswer, socket?: Duplex) => void,
-  ) {}
+  readonly #inner: Dispatcher.DispatchHandler;
+  readonly #record: (answer: HandshakeAnswer, socket?: Duplex) => void;
+
+  constructor(inner: Dispatcher.DispatchHandler, record: (answer: HandshakeAnswer, socket?: Duplex) => void) {
+    this.#inner = inner;
+    this.#record = record;
+  }
 
   onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
-    this.inner.onRequestStart?.(controller, context);
+    this.#inner.onRequestStart?.(controller, context);
   }
 
   onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, socket: Duplex): void {
-    this.record({ kind: 'upgraded' }, socket);
-    this.inner.onRequestUpgrade?.(controller, statusCode, headers, socket);
+    this.#record({ kind: 'upgraded' }, socket);
+    this.#inner.onRequestUpgrade?.(controller, statusCode, headers, socket);
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, statusMessage?: string): void {
-    this.record({ kind: 'status', status: statusCode });
-    this.inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
+    this.#record({ kind: 'status', status: statusCode });
+    this.#inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.inner.onResponseData?.(controller, chunk);
+    this.#inner.onResponseData?.(controller, chunk);
   }
 
   onResponseEnd(controller: Dispatcher.DispatchController, trailers: IncomingHttpHeaders): void {
-    this.inner.onResponseEnd?.(controller, trailers);
+    this.#inner.onResponseEnd?.(controller, trailers);
   }
 
   onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
-    if (error instanceof errors.HTTPParserError) this.record({ kind: 'not-http' });
-    else this.record({ kind: 'error', code: (error as NodeJS.ErrnoException).code ?? error.name });
-    this.inner.onResponseError?.(controller, error);
+    if (error instanceof errors.HTTPParserError) this.#record({ kind: 'not-http' });
+    else this.#record({ kind: 'error', code: (error as NodeJS.ErrnoException).code ?? error.name });
+    this.#inner.onResponseError?.(controller, error);
   }
 }
 

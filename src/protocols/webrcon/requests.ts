@@ -33,16 +33,28 @@ export class WebRconRequests {
   readonly #pending = new Map<number, PendingRequest>();
   #nextId = 1;
 
+  readonly #clock: Clock;
+  /** For messages; never the URL. */
+  readonly #display: string;
+  /** Called when a request timed out on a connection that sent nothing at all since: it may be dead. */
+  readonly #onSilentConnection: (connection: WebRconConnection) => void;
+  /** Called when an answer outgrew maxAnswerBytes and its request failed: the rest must not be read. */
+  readonly #onAnswerTooLarge: (connection: WebRconConnection) => void;
+  readonly #maxAnswerBytes: number;
+
   constructor(
-    private readonly clock: Clock,
-    /** For messages; never the URL. */
-    private readonly display: string,
-    /** Called when a request timed out on a connection that sent nothing at all since: it may be dead. */
-    private readonly onSilentConnection: (connection: WebRconConnection) => void,
-    /** Called when an answer outgrew maxAnswerBytes and its request failed: the rest must not be read. */
-    private readonly onAnswerTooLarge: (connection: WebRconConnection) => void,
-    private readonly maxAnswerBytes: number = MAX_ANSWER_BYTES,
-  ) {}
+    clock: Clock,
+    display: string,
+    onSilentConnection: (connection: WebRconConnection) => void,
+    onAnswerTooLarge: (connection: WebRconConnection) => void,
+    maxAnswerBytes: number = MAX_ANSWER_BYTES,
+  ) {
+    this.#clock = clock;
+    this.#display = display;
+    this.#onSilentConnection = onSilentConnection;
+    this.#onAnswerTooLarge = onAnswerTooLarge;
+    this.#maxAnswerBytes = maxAnswerBytes;
+  }
 
   send(connection: WebRconConnection, command: string, options: SendOptions): Promise<string> {
     const { probe, signal } = options;
@@ -76,7 +88,7 @@ export class WebRconRequests {
       connection.send(encodeRequest(id, command));
       if (probeId !== undefined && probe !== null) connection.send(encodeRequest(probeId, probe));
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.clock.sleep(options.timeoutMs, pending.timer.signal).then(
+      this.#clock.sleep(options.timeoutMs, pending.timer.signal).then(
         () => this.#onTimeout(pending, options.timeoutMs),
         () => {},
       );
@@ -89,9 +101,9 @@ export class WebRconRequests {
     if (!pending || pending.connection !== connection) return false;
     if (frame.identifier === pending.id) {
       pending.bytes += Buffer.byteLength(frame.message, 'utf8');
-      if (pending.bytes > this.maxAnswerBytes) {
-        pending.settle({ error: new AnswerTooLargeError(`Rust WebRCON at ${this.display}`, this.maxAnswerBytes) });
-        this.onAnswerTooLarge(connection);
+      if (pending.bytes > this.#maxAnswerBytes) {
+        pending.settle({ error: new AnswerTooLargeError(`Rust WebRCON at ${this.#display}`, this.#maxAnswerBytes) });
+        this.#onAnswerTooLarge(connection);
         return true;
       }
       pending.parts.push(frame.message);
@@ -112,7 +124,7 @@ export class WebRconRequests {
       }
       pending.settle({
         error: new OutcomeUnknownError(
-          `the WebRCON connection to ${this.display} ended before the answer arrived (${reason}); the command was sent, so whether it ran is unknown`,
+          `the WebRCON connection to ${this.#display} ended before the answer arrived (${reason}); the command was sent, so whether it ran is unknown`,
         ),
       });
     }
@@ -134,10 +146,10 @@ export class WebRconRequests {
     }
     pending.settle({
       error: new OutcomeUnknownError(
-        `Rust WebRCON at ${this.display} sent no answer within ${timeoutMs} ms (servers[].executor.timeoutMs); ` +
+        `Rust WebRCON at ${this.#display} sent no answer within ${timeoutMs} ms (servers[].executor.timeoutMs); ` +
           'the command was sent, so whether it ran is unknown',
       ),
     });
-    if (pending.connection.framesReceived === pending.framesAtSend) this.onSilentConnection(pending.connection);
+    if (pending.connection.framesReceived === pending.framesAtSend) this.#onSilentConnection(pending.connection);
   }
 }
