@@ -25,9 +25,9 @@ export function linkSignals(...signals: ReadonlyArray<AbortSignal | undefined>):
 /** Waits for a shared promise, but lets this caller leave early (rejecting with its reason) when its own signal aborts. */
 export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
+    const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (value) => {
@@ -36,7 +36,7 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
       },
       (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
+        reject(error);
       },
     );
   });

@@ -58,13 +58,13 @@ function isTty(destination: NodeJS.WritableStream | number): boolean {
 }
 
 function openSink(destination: NodeJS.WritableStream | number): Sink {
-  if (typeof destination !== 'number') return destination as unknown as Sink;
+  if (typeof destination !== 'number') return destination;
   // Synchronous writes: a line is out before the call returns, so nothing is lost on exit or crash,
   // and at porter's log volume the cost is nil.
   const boom = pino.destination({ dest: destination, sync: true });
   // A closed stdout (EPIPE) must not crash a daemon that is in the middle of a delivery.
   boom.on('error', () => {});
-  return boom as unknown as Sink;
+  return boom;
 }
 
 /** pino-pretty's formatter called inline: no transport, no worker thread, no reordering. */
@@ -91,7 +91,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const base = openSink(destination);
   const sink = pretty ? prettySink(base, isTty(destination)) : base;
   const secrets = options.secrets ?? [];
-  const scrub = scrubberFor(typeof secrets === 'function' ? secrets : () => secrets as readonly string[]);
+  const scrub = scrubberFor(typeof secrets === 'function' ? secrets : () => secrets);
 
   return pino(
     {

@@ -41,8 +41,11 @@ export interface ApiClient {
   readonly routes: RoutePaths;
   /** Resolves for every HTTP status; rejects with ApiTransportError when no answer came. */
   send(request: ApiRequest): Promise<ApiResponse>;
-  /** Replaces the token in any text; for messages built from what the API sent back. */
-  redact(text: string): string;
+  /**
+   * Replaces the token in any text; for messages built from what the API sent back. A function
+   * property, not a method: callers pass it along detached from the client.
+   */
+  readonly redact: (text: string) => string;
   close(): Promise<void>;
 }
 

@@ -100,6 +100,8 @@ interface Def {
   in?: { _zod: { def: Def } };
   options?: { _zod: { def: Def } }[];
   discriminator?: string;
+  /** A literal's allowed values. */
+  values?: unknown[];
 }
 
 function unwrap(def: Def): Def {
@@ -120,7 +122,7 @@ function objectKeysAt(schema: z.ZodType, path: readonly Key[], data: unknown): s
     if (d.discriminator && value && typeof value === 'object') {
       const wanted = (value as Record<string, unknown>)[d.discriminator];
       const match = objects.find((o) => {
-        const literal = o.shape?.[d.discriminator as string]?._zod.def as (Def & { values?: unknown[] }) | undefined;
+        const literal = o.shape?.[d.discriminator as string]?._zod.def;
         return literal?.values?.includes(wanted);
       });
       if (match) return match;
@@ -176,7 +178,7 @@ function valueAt(data: unknown, path: readonly Key[]): unknown {
 export function describeIssues(issues: readonly z.core.$ZodIssue[], schema: z.ZodType, data: unknown): string[] {
   const lines: string[] = [];
   for (const issue of issues) {
-    const path = issue.path as Key[];
+    const path = issue.path;
     if (issue.code === 'unrecognized_keys') {
       const known = objectKeysAt(schema, path, data);
       for (const key of issue.keys) {
@@ -200,7 +202,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], schema: z.Zo
       const alternatives = issue.errors
         .map((branch) => branch[0])
         .filter((first): first is z.core.$ZodIssue => first !== undefined)
-        .map((first) => (first.path.length > 0 ? `${formatKeyPath(first.path as Key[])} ${first.message}` : first.message));
+        .map((first) => (first.path.length > 0 ? `${formatKeyPath(first.path)} ${first.message}` : first.message));
       lines.push(`${formatKeyPath(path)}: does not match any allowed form${alternatives.length > 0 ? ` (${alternatives.join('; or ')})` : ''}`);
       continue;
     }

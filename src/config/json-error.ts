@@ -11,11 +11,14 @@ export interface JsonSyntaxProblem {
   readonly message: string;
 }
 
-class Stop {
+/** Where and why the scan stopped; thrown from deep in the recursion, caught once in locateJsonError. */
+class Stop extends Error {
   constructor(
     readonly offset: number,
-    readonly message: string,
-  ) {}
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export function locateJsonError(text: string): JsonSyntaxProblem | undefined {

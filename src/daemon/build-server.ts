@@ -10,7 +10,6 @@ import { DeliveryLoop } from '../delivery/loop.js';
 import { idleDelay } from '../delivery/idle-pacing.js';
 import type { Journal } from '../delivery/journal.js';
 import type { Executor } from '../protocols/executor.js';
-import type { Game } from '../games/game.js';
 import { PlayerCache } from '../players/cache.js';
 import { playerReader } from '../players/reader.js';
 import { gameFor } from '../games/registry.js';
@@ -48,15 +47,15 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
   const budget = new Budget(config.api.budget, clock);
   const api = createServerApi({ client, serverId: server.id, budget, clock, logger });
   const patterns = compileFailurePatterns(preset, server.failurePatterns);
-  let loop: DeliveryLoop | undefined;
   const players = new PlayerCache({
     read,
     refreshMs: server.players.refreshMs,
     clock,
     logger,
-    onJoin: () => loop?.wake(),
+    // Called only when a later read finds someone new: never before the loop below exists.
+    onJoin: () => loop.wake(),
   });
-  loop = new DeliveryLoop({
+  const loop = new DeliveryLoop({
     serverId: server.id,
     api,
     executor,

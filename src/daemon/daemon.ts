@@ -4,7 +4,6 @@ import { createApiClient } from '../api/client.js';
 import { startDeadline, systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { Journal } from '../delivery/journal.js';
-import type { DeliveryObserver } from '../delivery/loop.js';
 import { lockStateDir } from '../delivery/state-lock.js';
 import { exitCodeOf, isConfigurationError } from '../errors.js';
 import { configSecrets } from '../config/secrets.js';

@@ -123,7 +123,7 @@ export function replayLog(state: JournalState, text: string, file: string): void
 function parseLine(line: string): JournalRecord | undefined {
   try {
     const parsed = recordSchema.safeParse(JSON.parse(line));
-    return parsed.success ? (parsed.data as JournalRecord) : undefined;
+    return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }
@@ -170,6 +170,6 @@ export function decodeSnapshot(text: string, settled: SettledMemory): Snapshot |
   }
   const parsed = snapshotSchema.safeParse(value);
   if (!parsed.success) return undefined;
-  for (const entry of parsed.data.settled) settled.remember(entry as SettledId);
-  return { generation: parsed.data.generation, state: { entries: parsed.data.entries as Entries, settled } };
+  for (const entry of parsed.data.settled) settled.remember(entry);
+  return { generation: parsed.data.generation, state: { entries: parsed.data.entries, settled } };
 }

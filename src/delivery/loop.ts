@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { PlanRequiredError, RateLimitedError } from '../api/errors.js';
 import type { PullResult, ServerApi } from '../api/types.js';
 import { startDeadline, type Clock } from '../clock.js';
-import { CommandFailedError, CommandRefusedError, isConfigurationError, NotSentError, OutcomeUnknownError } from '../errors.js';
+import { CommandFailedError, CommandRefusedError, isConfigurationError, NotSentError, OutcomeUnknownError, type PorterError } from '../errors.js';
 import { assertSingleLine, type Executor } from '../protocols/executor.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
 import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal.js';
@@ -203,14 +203,14 @@ export class DeliveryLoop {
       journaled = false;
       this.#log.error({ id, err: error.message }, 'could not journal the claim: the command is not run, and is reported failed');
     }
-    let fatal: unknown;
+    let fatal: PorterError | undefined;
     let outcome: Outcome | typeof ABANDONED;
     try {
       outcome = journaled ? await this.#run(id, command, signals.hard) : failed(NOT_JOURNALED);
     } catch (error) {
       if (!isConfigurationError(error)) throw error;
-      fatal = error;
-      outcome = { result: 'failed', reason: `not sent: ${(error as Error).message}` };
+      fatal = error as PorterError;
+      outcome = { result: 'failed', reason: `not sent: ${fatal.message}` };
     }
     if (outcome === ABANDONED) {
       // The drain bound ran out mid-command: leave the claim unknown; the next start settles it.

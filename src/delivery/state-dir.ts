@@ -33,7 +33,7 @@ export function prepareStateDir(stateDir: string): void {
 }
 
 /** 'directory', 'missing', or what is wrong with the entry at `path` (a sentence without the path). */
-function inspect(path: string): 'directory' | 'missing' | string {
+function inspect(path: string): string {
   let entry;
   try {
     entry = lstatSync(path);

@@ -10,7 +10,7 @@ export const noneGame: Game = {
   splitsOnSemicolon: false,
   failurePatterns: [],
   defaultDeny: [],
-  async readPlayers() {
-    return [];
+  readPlayers() {
+    return Promise.resolve([]);
   },
 };

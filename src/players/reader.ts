@@ -13,7 +13,7 @@ export type PlayerReader = (signal?: AbortSignal) => Promise<string[]>;
  */
 export function playerReader(players: ResolvedServer['players'], game: Game, executor: Pick<Executor, 'query'>, logger: Logger): PlayerReader {
   if (players.exec) return execPlayerReader(players.exec, { logger });
-  if (players.preset === 'none') return async () => [];
+  if (players.preset === 'none') return () => Promise.resolve([]);
   return (signal) => game.readPlayers((command) => executor.query(command, signal));
 }
 

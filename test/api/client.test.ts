@@ -33,7 +33,7 @@ describe('ApiClient over HTTP', () => {
     assert.equal(answer.status, 200, 'the fake answers 401 without the bearer token and 415 without application/json');
     assert.match(answer.body, /"command":"say hi"/);
     assert.deepEqual(answer.rateLimit, { remaining: 119, limit: 120, retryAfterMs: undefined });
-    const id = JSON.parse(answer.body).id as number;
+    const id = (JSON.parse(answer.body) as { id: number }).id;
     const done = await client.send({ method: 'POST', path: client.routes.done(SIM_SERVER_ID, String(id)), context: { route: 'done' } });
     assert.equal(done.status, 200);
   });

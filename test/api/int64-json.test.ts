@@ -5,7 +5,7 @@ import { int64Digits, parsePullBody, readTopLevelId } from '../../src/api/int64-
 describe('readTopLevelId', () => {
   test('returns the number literal verbatim, beyond 2^53', () => {
     assert.deepEqual(readTopLevelId('{"id":9007199254740993,"command":"x"}'), { kind: 'number', text: '9007199254740993' });
-    assert.equal(JSON.parse('{"id":9007199254740993}').id, 9007199254740992, 'JSON.parse alone loses the digit');
+    assert.equal((JSON.parse('{"id":9007199254740993}') as { id: number }).id, 9007199254740992, 'JSON.parse alone loses the digit');
   });
 
   test('skips "id" inside strings and nested objects and arrays', () => {

@@ -42,9 +42,16 @@ async function assembleAsRunDoes(config: Config): Promise<void> {
   }
 }
 
-type Edit = (config: Record<string, any>) => void;
+/** A config as written in the file: the rows set any key to anything, valid or not. */
+interface RawConfig {
+  api: Record<string, unknown>;
+  health?: unknown;
+  servers: Array<Record<string, unknown>>;
+}
 
-const server = (config: Record<string, any>) => config.servers[0];
+type Edit = (config: RawConfig) => void;
+
+const server = (config: RawConfig) => config.servers[0]!;
 
 const refused: Array<[string, Edit, string]> = [
   ['a deny regex that does not compile', (c) => (server(c).commandPolicy = { deny: ['/[unclosed/'] }), 'servers[0].commandPolicy.deny[0]'],
@@ -82,8 +89,8 @@ const accepted: Array<[string, Edit]> = [
   ['failure patterns in replace mode', (c) => (server(c).failurePatterns = { mode: 'replace', patterns: ['^Error'] })],
 ];
 
-function configWith(edit: Edit): Record<string, any> {
-  const config = minimal() as Record<string, any>;
+function configWith(edit: Edit): RawConfig {
+  const config = minimal() as unknown as RawConfig;
   edit(config);
   return config;
 }

@@ -195,29 +195,28 @@ class World {
   }
 
   executor(life: Life): Executor {
-    const world = this;
     return {
       connectedText: 'a fake game server',
       connect: async () => undefined,
-      isReady: () => world.clock.now() >= world.notReadyUntil,
-      async waitReady(signal?: AbortSignal) {
+      isReady: () => this.clock.now() >= this.notReadyUntil,
+      waitReady: async (signal?: AbortSignal) => {
         if (life.dead) return hang();
-        while (world.clock.now() < world.notReadyUntil) await world.clock.sleep(world.notReadyUntil - world.clock.now(), signal);
+        while (this.clock.now() < this.notReadyUntil) await this.clock.sleep(this.notReadyUntil - this.clock.now(), signal);
       },
       execute: async (command: string, context: { id: string }) => {
         if (life.dead) return hang();
-        const fault = world.#plan.execs[world.#exec++] ?? 'none';
-        if (world.#tick()) {
+        const fault = this.#plan.execs[this.#exec++] ?? 'none';
+        if (this.#tick()) {
           // Killed while the command was on its way: it may have run.
-          world.#ran(context.id);
-          world.#kill(life);
+          this.#ran(context.id);
+          this.#kill(life);
           return hang();
         }
-        if (fault === 'not-sent' || world.clock.now() < world.notReadyUntil) {
-          world.notReadyUntil = world.clock.now() + 50;
+        if (fault === 'not-sent' || this.clock.now() < this.notReadyUntil) {
+          this.notReadyUntil = this.clock.now() + 50;
           throw new NotSentError('connection is down');
         }
-        world.#ran(context.id);
+        this.#ran(context.id);
         if (fault === 'no-answer') throw new OutcomeUnknownError('no answer within 5000 ms');
         return fault === 'game-fails' ? 'No player was found' : `Gave 1 diamond to ${command}`;
       },

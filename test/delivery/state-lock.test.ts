@@ -208,7 +208,7 @@ describe('state directory lock file on its own (no kernel lock: not Linux, or an
     const child = spawn(process.execPath, ['--input-type=module', '-e', contender, dir], { stdio: ['pipe', 'pipe', 'inherit'] });
     children.push(child);
     let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     return { child, output: () => out };
   }
 
@@ -218,14 +218,14 @@ describe('state directory lock file on its own (no kernel lock: not Linux, or an
       writeLock(dir, { pid: 2 ** 22 + round, start: '1', boot: me.boot });
       const racers = [start(dir), start(dir)];
       await waitFor(() => racers.every((r) => r.output().includes('ready')), { timeoutMs: 30_000, what: 'both contenders to start' });
-      for (const racer of racers) racer.child.stdin!.write('go\n');
+      for (const racer of racers) racer.child.stdin.write('go\n');
       await waitFor(() => racers.every((r) => /won|lost/.test(r.output())), { timeoutMs: 30_000, what: 'both contenders to finish' });
       const won = racers.filter((r) => r.output().includes('won'));
       assert.equal(won.length, 1, `round ${round}: ${racers.map((r) => r.output().trim()).join(' | ')}`);
       const loser = racers.find((r) => !r.output().includes('won'))!;
       assert.match(loser.output(), /in use by another porter process \(pid \d+\)/);
       assert.equal(holderOf(dir).pid, won[0]!.child.pid);
-      for (const racer of racers) racer.child.stdin!.end();
+      for (const racer of racers) racer.child.stdin.end();
       await Promise.all(racers.map((r) => new Promise((resolve) => (r.child.exitCode !== null ? resolve(undefined) : r.child.once('exit', resolve)))));
     }
   });

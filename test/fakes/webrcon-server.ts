@@ -128,7 +128,8 @@ export class FakeWebRconServer {
       if (isBinary) return;
       let request: ReceivedRequest;
       try {
-        request = JSON.parse(data.toString()) as ReceivedRequest;
+        // ws's default binaryType ('nodebuffer') hands a text frame over as one Buffer.
+        request = JSON.parse((data as Buffer).toString('utf8')) as ReceivedRequest;
       } catch {
         return;
       }

@@ -1,12 +1,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ResolvedServer } from '../../src/config/schema.js';
 import { ConfigError } from '../../src/errors.js';
 import { parseCustomLines } from '../../src/games/custom.js';
 import { gameFor } from '../../src/games/registry.js';
 import { scriptedQuery } from '../players/fixtures.js';
 
-type Players = ResolvedServer['players'];
 const base = { refreshMs: 2000 } as const;
 
 describe('gameFor', () => {
@@ -32,7 +30,7 @@ describe('gameFor', () => {
   });
 
   test('custom without command or pattern, or with a bad pattern, is a ConfigError naming the key', () => {
-    assert.throws(() => gameFor({ ...base, preset: 'custom', command: 'who' } as Players), (error: unknown) => {
+    assert.throws(() => gameFor({ ...base, preset: 'custom', command: 'who' }), (error: unknown) => {
       assert.ok(error instanceof ConfigError);
       assert.match(error.message, /players\.pattern/);
       return true;

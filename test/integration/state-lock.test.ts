@@ -35,7 +35,7 @@ describe('two porters started at once on one state directory (real CLI)', () => 
         await waitFor(() => bed.api.commands().some((c) => c.id === id && acceptedReports(c) === 1), { ...WAIT, what: 'the delivery' });
         assert.equal(bed.ranCount('say once'), 1);
         if (lock) assert.equal(winner.logs(/^taking over the state directory lock left by pid \d+/).length, 1, winner.tail());
-        assert.equal(JSON.parse(readFileSync(join(bed.dir, 'state', 'porter.lock'), 'utf8')).pid, winner.pid);
+        assert.equal((JSON.parse(readFileSync(join(bed.dir, 'state', 'porter.lock'), 'utf8')) as { pid: number }).pid, winner.pid);
         winner.kill('SIGTERM');
         assert.deepEqual(await winner.waitExit(), { code: 0, signal: null }, winner.tail());
       } finally {

@@ -160,7 +160,7 @@ describe('file descriptor destination', () => {
       await flushLogger(logger);
       const lines = (await readFile(file, 'utf8')).trim().split('\n');
       assert.equal(lines.length, 100);
-      assert.equal(JSON.parse(lines[99] as string).msg, `line 99 ${REDACTED}`);
+      assert.equal((JSON.parse(lines[99] as string) as { msg: string }).msg, `line 99 ${REDACTED}`);
     } finally {
       closeSync(fd);
       await rm(dir, { recursive: true, force: true });

@@ -116,7 +116,7 @@ describe('fake Seller API: the queue', () => {
       assert.equal((await call(api, 'POST', reportPath(first, 'done'))).status, 200);
       assert.equal((await call(api, 'POST', reportPath(first, 'done'))).status, 409);
       assert.equal((await call(api, 'POST', reportPath('9007199254740992', 'done'))).status, 404);
-      assert.equal(JSON.parse((await pull(api)).body).command, 'say two');
+      assert.equal((JSON.parse((await pull(api)).body) as { command: string }).command, 'say two');
       const tooLong = 'x'.repeat(1001);
       assert.equal((await call(api, 'POST', reportPath(second, 'fail'), { json: { error: tooLong } })).status, 400);
       assert.equal((await call(api, 'POST', reportPath(second, 'fail'), { json: { error: '😀'.repeat(1000) } })).status, 200);
@@ -148,7 +148,7 @@ describe('fake Seller API: the queue', () => {
       await call(api, 'POST', reportPath(online, 'done'));
       assert.equal((await pull(api)).status, 204, 'not due yet');
       clock.advance(5_000);
-      assert.equal(JSON.parse((await pull(api)).body).id, later);
+      assert.equal((JSON.parse((await pull(api)).body) as { id: string }).id, later);
     } finally {
       await api.close();
     }
@@ -238,7 +238,7 @@ describe('fake Seller API: faults', () => {
       assert.equal((await pull(api)).body, 'null');
       await assert.rejects(pull(api), /socket hang up|ECONNRESET/);
       assert.equal(api.claimedCount, 0, 'faults before handling claim nothing');
-      assert.equal(JSON.parse((await pull(api)).body).command, 'kept');
+      assert.equal((JSON.parse((await pull(api)).body) as { command: string }).command, 'kept');
       assert.deepEqual(
         api.requests.map((r) => [r.status, r.fault]),
         [

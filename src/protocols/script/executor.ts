@@ -194,8 +194,8 @@ export class ScriptExecutor implements Executor {
   }
 
   /** A script has no console to query; players come from `players.exec` instead. */
-  async query(_command: string, _signal?: AbortSignal): Promise<string> {
-    throw new CommandRefusedError('script executor has no console to query: read players with "players.exec" instead');
+  query(_command: string, _signal?: AbortSignal): Promise<string> {
+    return Promise.reject(new CommandRefusedError('script executor has no console to query: read players with "players.exec" instead'));
   }
 
   stats(): ExecutorStats {
