@@ -102,7 +102,13 @@ async function main(): Promise<void> {
   const password = process.env.BENCH_RCON_PASSWORD;
   const port = Number(portText);
   const durationMs = Number(durationText);
-  if ((mode !== 'porter' && mode !== 'raw') || (flavour !== 'minecraft' && flavour !== 'source') || !(port > 0) || !(durationMs > 0) || !password) {
+  if (
+    (mode !== 'porter' && mode !== 'raw') ||
+    (flavour !== 'minecraft' && flavour !== 'source') ||
+    !(port > 0) ||
+    !(durationMs > 0) ||
+    !password
+  ) {
     process.stderr.write('usage: BENCH_RCON_PASSWORD=… node rcon-client.js <porter|raw> <minecraft|source> <port> <durationMs>\n');
     process.exit(2);
   }

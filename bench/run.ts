@@ -70,9 +70,13 @@ function parse(): Options | undefined {
     for (const b of BENCHMARKS) process.stdout.write(`${b.name.padEnd(14)} ${b.description}\n`);
     return undefined;
   }
-  const names = values.only?.split(',').map((n) => n.trim()).filter(Boolean);
+  const names = values.only
+    ?.split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   const unknown = names?.filter((n) => !BENCHMARKS.some((b) => b.name === n)) ?? [];
-  if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.map((n) => `"${n}"`).join(', ')}: use one of ${BENCHMARKS.map((b) => b.name).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`unknown benchmark ${unknown.map((n) => `"${n}"`).join(', ')}: use one of ${BENCHMARKS.map((b) => b.name).join(', ')}`);
   const only = names ? BENCHMARKS.filter((b) => names.includes(b.name)) : [...BENCHMARKS];
   const nodeArgs = values['node-arg'] ?? [];
   return { quick: values.quick, keep: values.keep || values.profile || nodeArgs.length > 0, profile: values.profile, nodeArgs, only };
@@ -109,7 +113,9 @@ async function main(): Promise<number> {
     porterNodeArgs: options.nodeArgs,
     progress: (message) => process.stderr.write(`[${elapsed()}] ${message}\n`),
   };
-  context.progress(`porter benchmarks${options.quick ? ' (quick)' : ''} on ${machine.nproc} × ${machine.cpuModel}, Node ${machine.node}, commit ${commit}`);
+  context.progress(
+    `porter benchmarks${options.quick ? ' (quick)' : ''} on ${machine.nproc} × ${machine.cpuModel}, Node ${machine.node}, commit ${commit}`,
+  );
 
   const results: StoredResult[] = [];
   for (const group of groups(options.only)) {
@@ -121,7 +127,10 @@ async function main(): Promise<number> {
       group.map(async (benchmark): Promise<StoredResult> => {
         const t0 = Date.now();
         const stamp = { ranAt: new Date(t0).toISOString(), commit, machine };
-        const finish = () => ({ seconds: Math.round((Date.now() - t0) / 1000), ...(othersBusy === undefined ? {} : { othersBusyPercent: othersBusy }) });
+        const finish = () => ({
+          seconds: Math.round((Date.now() - t0) / 1000),
+          ...(othersBusy === undefined ? {} : { othersBusyPercent: othersBusy }),
+        });
         try {
           const result = await benchmark.run(context);
           return { ...result, ...stamp, ...finish() };
@@ -142,10 +151,21 @@ async function main(): Promise<number> {
 
   // Quick, profiled or otherwise instrumented figures are not the record.
   if (options.quick || options.profile || options.nodeArgs.length > 0) {
-    writeJson(QUICK_RESULTS, mergeResults(undefined, results, BENCHMARKS.map((b) => b.name)));
+    writeJson(
+      QUICK_RESULTS,
+      mergeResults(
+        undefined,
+        results,
+        BENCHMARKS.map((b) => b.name),
+      ),
+    );
     process.stdout.write(`not a record run: results in ${QUICK_RESULTS} (bench/results.json and docs/benchmarks.md untouched)\n`);
   } else {
-    const merged = mergeResults(readResults(RESULTS), results, BENCHMARKS.map((b) => b.name));
+    const merged = mergeResults(
+      readResults(RESULTS),
+      results,
+      BENCHMARKS.map((b) => b.name),
+    );
     writeJson(RESULTS, merged);
     const tables = [DOCS].filter((path) => updateDocs(path, merged)).map((path) => relative(ROOT, path));
     process.stdout.write(`results in bench/results.json${tables.length > 0 ? `; table updated in ${tables.join(' and ')}` : ''}\n`);

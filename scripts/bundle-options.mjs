@@ -9,7 +9,9 @@ export const BUNDLE_OPTIONS = {
   target: 'node20.18',
   external: ['pino-pretty'],
   // CommonJS dependencies call require() for Node built-ins; an ES module has no require of its own.
-  banner: { js: "import { createRequire as __porterCreateRequire } from 'node:module'; const require = __porterCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __porterCreateRequire } from 'node:module'; const require = __porterCreateRequire(import.meta.url);",
+  },
   logLevel: 'warning',
   legalComments: 'none',
   // V8 keeps each module's source text for lazy compilation, and a chunk with one non-ASCII

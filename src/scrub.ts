@@ -11,7 +11,6 @@ export const REDACTED = '[Redacted]';
  */
 export const MIN_SCRUB_LENGTH = 4;
 
-
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -54,4 +53,3 @@ export function scrubberFor(secrets: () => readonly string[]): (line: string) =>
     return pattern ? line.replace(pattern, REDACTED) : line;
   };
 }
-

@@ -43,7 +43,9 @@ export const cpuMemory: Benchmark = {
     const fixture = await startLeanFixture();
     const api = fixture.api;
     const floor = await medianRss(3, [...PORTER_NODE_FLAGS, await bundleDepsFloor(fixture.dir), api.url]);
-    context.progress(`RSS: bare node ${round(bare / 1024, 1)} MB, porter's dependencies alone ${round(floor / 1024, 1)} MB; delivering ${total} commands with the budget lifted`);
+    context.progress(
+      `RSS: bare node ${round(bare / 1024, 1)} MB, porter's dependencies alone ${round(floor / 1024, 1)} MB; delivering ${total} commands with the budget lifted`,
+    );
     let porter: PorterProcess | undefined;
     try {
       porter = startPorter(fixture.configPath, fixture.dir, { profile: context.profile, nodeArgs: context.porterNodeArgs });
@@ -95,9 +97,15 @@ export const cpuMemory: Benchmark = {
       return {
         name: this.name,
         figures: [
-          figure('cpu.perCommand', `CPU per command (median of ${perSegment.length} × ${segment})`, 'ms', perSegment.map((v) => round(v, 3)), {
-            target: { op: '<=', value: 1, text: '≤ 1 ms' },
-          }),
+          figure(
+            'cpu.perCommand',
+            `CPU per command (median of ${perSegment.length} × ${segment})`,
+            'ms',
+            perSegment.map((v) => round(v, 3)),
+            {
+              target: { op: '<=', value: 1, text: '≤ 1 ms' },
+            },
+          ),
           figure('memory.rssAfterStart', 'RSS after start', 'MB', [round(start.rssKb / 1024, 1)]),
           figure('memory.rssAfterMany', `RSS after ${total} commands`, 'MB', [round(end.rssKb / 1024, 1)], {
             target: { op: '<=', value: round((1.5 * bare) / 1024, 1), text: '≤ 1.5 × bare node' },
@@ -115,7 +123,12 @@ export const cpuMemory: Benchmark = {
           overallUserMsPerCommand: round(overallUser, 3),
           overallSystemMsPerCommand: round(overall - overallUser, 3),
           commandsPerSecond: rates.map((r) => round(r)),
-          checkpoints: checkpoints.map((c) => ({ done: c.done, cpuMs: round(c.cpuMs), rssMb: round(c.rssKb / 1024, 1), atMs: c.at - start.at })),
+          checkpoints: checkpoints.map((c) => ({
+            done: c.done,
+            cpuMs: round(c.cpuMs),
+            rssMb: round(c.rssKb / 1024, 1),
+            atMs: c.at - start.at,
+          })),
         },
       };
     } finally {
@@ -128,7 +141,9 @@ export const cpuMemory: Benchmark = {
 /** deps-floor.ts bundled with porter's own esbuild settings, into `dir`. */
 async function bundleDepsFloor(dir: string): Promise<string> {
   const outfile = join(dir, 'deps-floor.bundle.js');
-  const { BUNDLE_OPTIONS } = (await import(new URL('../../../scripts/bundle-options.mjs', import.meta.url).href)) as { BUNDLE_OPTIONS: BuildOptions };
+  const { BUNDLE_OPTIONS } = (await import(new URL('../../../scripts/bundle-options.mjs', import.meta.url).href)) as {
+    BUNDLE_OPTIONS: BuildOptions;
+  };
   await build({ ...BUNDLE_OPTIONS, entryPoints: [DEPS_FLOOR_SOURCE], outfile, splitting: false, logLevel: 'error' });
   return outfile;
 }

@@ -161,10 +161,22 @@ export const drain: Benchmark = {
     return {
       name: this.name,
       figures: [
-        figure('drain.efficiency', 'drain efficiency, alone', 'ratio', runs.map((r) => round(r.efficiency!, 3)), {
-          target: { op: '>=', value: 0.98, text: '≥ 0.98' },
-        }),
-        figure('drain.429', 'drain: 429 answers, alone', 'count', runs.map((r) => r.tooMany), { target: { op: '==', value: 0, text: '0' } }),
+        figure(
+          'drain.efficiency',
+          'drain efficiency, alone',
+          'ratio',
+          runs.map((r) => round(r.efficiency!, 3)),
+          {
+            target: { op: '>=', value: 0.98, text: '≥ 0.98' },
+          },
+        ),
+        figure(
+          'drain.429',
+          'drain: 429 answers, alone',
+          'count',
+          runs.map((r) => r.tooMany),
+          { target: { op: '==', value: 0, text: '0' } },
+        ),
       ],
       detail: { budget: DRAIN_BUDGET, commands: DRAIN_COMMANDS, medianMeasuredMs: median(runs.map((r) => r.measuredMs)), runs },
     } satisfies BenchResult;
@@ -190,9 +202,24 @@ export const drainShared: Benchmark = {
         figure('shared.retryAfterViolations', 'sharing: Retry-After violations (all three)', 'count', violations, {
           target: { op: '==', value: 0, text: '0' },
         }),
-        figure('shared.burst.429', 'sharing at window start: 429 answers', 'count', burst.map((r) => r.tooMany)),
-        figure('shared.steady.429', 'sharing, steady: 429 answers', 'count', steady.map((r) => r.tooMany)),
-        figure('shared.late.429', 'sharing, late: 429 answers (forced, 1 per window)', 'count', late.map((r) => r.tooMany)),
+        figure(
+          'shared.burst.429',
+          'sharing at window start: 429 answers',
+          'count',
+          burst.map((r) => r.tooMany),
+        ),
+        figure(
+          'shared.steady.429',
+          'sharing, steady: 429 answers',
+          'count',
+          steady.map((r) => r.tooMany),
+        ),
+        figure(
+          'shared.late.429',
+          'sharing, late: 429 answers (forced, 1 per window)',
+          'count',
+          late.map((r) => r.tooMany),
+        ),
         figure(
           'shared.burst.efficiency',
           `sharing at window start: efficiency on the ${DRAIN_BUDGET.perWindow - OTHER_PER_WINDOW} pulls left`,

@@ -118,9 +118,15 @@ export const idleMemory: Benchmark = {
     return {
       name: 'idle-memory',
       figures: [
-        figure('idle-memory.growth', `heap growth from idle pull ${CHECKPOINT.toLocaleString('en')} to ${pulls.toLocaleString('en')}`, 'MB', growth, {
-          target: { op: '<', value: 1, text: '< 1 MB (flat)' },
-        }),
+        figure(
+          'idle-memory.growth',
+          `heap growth from idle pull ${CHECKPOINT.toLocaleString('en')} to ${pulls.toLocaleString('en')}`,
+          'MB',
+          growth,
+          {
+            target: { op: '<', value: 1, text: '< 1 MB (flat)' },
+          },
+        ),
         figure('idle-memory.per-pull', 'heap retained per idle pull', 'bytes', perPull),
       ],
       detail: { pulls, checkpoint: CHECKPOINT },

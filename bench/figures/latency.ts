@@ -104,10 +104,14 @@ async function idleRun(context: BenchContext, count: number): Promise<LatencyRun
       due.push({ command, dueAt });
       next += exponential(MEAN_GAP_MS);
     }
-    await until(() => due.every((d) => executed.ranAt(d.command) !== undefined) && tally.update().doneOk >= count, `all ${count} commands to run and be reported`, {
-      timeoutMs: 120_000,
-      onTimeout: () => porter.tail(),
-    });
+    await until(
+      () => due.every((d) => executed.ranAt(d.command) !== undefined) && tally.update().doneOk >= count,
+      `all ${count} commands to run and be reported`,
+      {
+        timeoutMs: 120_000,
+        onTimeout: () => porter.tail(),
+      },
+    );
     return due.map((d) => executed.ranAt(d.command)! - d.dueAt);
   });
 }
@@ -126,9 +130,16 @@ async function joinRun(context: BenchContext, count: number): Promise<LatencyRun
       await sleep(uniform(0, REFRESH_MS));
       const joinedAt = Date.now();
       fixture.game.join(player);
-      const ranAt = await until(() => executed.ranAt(command), `"${command}" to run after the join`, { timeoutMs: 120_000, intervalMs: 2, onTimeout: () => porter.tail() });
+      const ranAt = await until(() => executed.ranAt(command), `"${command}" to run after the join`, {
+        timeoutMs: 120_000,
+        intervalMs: 2,
+        onTimeout: () => porter.tail(),
+      });
       samples.push(ranAt - joinedAt);
-      await until(() => tally.update().doneOk >= i + 1, `"${command}" to be reported`, { timeoutMs: 120_000, onTimeout: () => porter.tail() });
+      await until(() => tally.update().doneOk >= i + 1, `"${command}" to be reported`, {
+        timeoutMs: 120_000,
+        onTimeout: () => porter.tail(),
+      });
       fixture.game.leave(player);
       await sleep(uniform(100, 500));
     }
@@ -157,20 +168,49 @@ export const idleLatency: Benchmark = {
     return {
       name: this.name,
       figures: [
-        figure('idle.p50', 'idle latency p50', 'ms', stats.map((s) => s.p50), {
-          target: { op: '<=', value: 0.55 * IDLE_MS + 50, text: '≤ 0.55 × idleMs + 50' },
-        }),
-        figure('idle.p95', 'idle latency p95', 'ms', stats.map((s) => s.p95)),
-        figure('idle.p99', 'idle latency p99', 'ms', stats.map((s) => s.p99), {
-          target: { op: '<=', value: 1.3 * IDLE_MS + 100, text: '≤ 1.3 × idleMs + 100' },
-        }),
-        figure('idle.429', 'idle: 429 answers', 'count', runs.map((r) => r.tooMany), { target: { op: '==', value: 0, text: '0' } }),
+        figure(
+          'idle.p50',
+          'idle latency p50',
+          'ms',
+          stats.map((s) => s.p50),
+          {
+            target: { op: '<=', value: 0.55 * IDLE_MS + 50, text: '≤ 0.55 × idleMs + 50' },
+          },
+        ),
+        figure(
+          'idle.p95',
+          'idle latency p95',
+          'ms',
+          stats.map((s) => s.p95),
+        ),
+        figure(
+          'idle.p99',
+          'idle latency p99',
+          'ms',
+          stats.map((s) => s.p99),
+          {
+            target: { op: '<=', value: 1.3 * IDLE_MS + 100, text: '≤ 1.3 × idleMs + 100' },
+          },
+        ),
+        figure(
+          'idle.429',
+          'idle: 429 answers',
+          'count',
+          runs.map((r) => r.tooMany),
+          { target: { op: '==', value: 0, text: '0' } },
+        ),
       ],
       detail: {
         idleMs: IDLE_MS,
         samplesPerRun: perRun,
         pooled: summarize(runs.flatMap((r) => r.samples)),
-        runs: runs.map((r, i) => ({ ...stats[i], pullsPerMinute: r.pullsPerMinute, idlePullGapMs: r.idlePullGapMs, retryAfterViolations: r.retryAfterViolations, samples: r.samples })),
+        runs: runs.map((r, i) => ({
+          ...stats[i],
+          pullsPerMinute: r.pullsPerMinute,
+          idlePullGapMs: r.idlePullGapMs,
+          retryAfterViolations: r.retryAfterViolations,
+          samples: r.samples,
+        })),
       },
     } satisfies BenchResult;
   },
@@ -188,10 +228,21 @@ export const joinLatency: Benchmark = {
     return {
       name: this.name,
       figures: [
-        figure('join.p50', 'join latency p50', 'ms', stats.map((s) => s.p50)),
-        figure('join.max', 'join latency, worst sample', 'ms', stats.map((s) => s.max), {
-          target: { op: '<=', value: REFRESH_MS + 300, text: '≤ refreshMs + 300' },
-        }),
+        figure(
+          'join.p50',
+          'join latency p50',
+          'ms',
+          stats.map((s) => s.p50),
+        ),
+        figure(
+          'join.max',
+          'join latency, worst sample',
+          'ms',
+          stats.map((s) => s.max),
+          {
+            target: { op: '<=', value: REFRESH_MS + 300, text: '≤ refreshMs + 300' },
+          },
+        ),
       ],
       detail: {
         refreshMs: REFRESH_MS,

@@ -32,7 +32,9 @@ function measure(mode: 'porter' | 'raw', flavour: string, port: number, password
         if (code !== 0) throw new Error(`exit ${code}`);
         resolve((roundTrips * 1000) / ms);
       } catch (error) {
-        reject(new Error(`benchmark: the ${mode} RCON client (${flavour}) failed: ${(error as Error).message}; output: ${out.slice(0, 500)}`));
+        reject(
+          new Error(`benchmark: the ${mode} RCON client (${flavour}) failed: ${(error as Error).message}; output: ${out.slice(0, 500)}`),
+        );
       }
     });
   });
@@ -68,11 +70,25 @@ export const rcon: Benchmark = {
         await game.close();
       }
       const ratios = porter.map((p, i) => round(p / raw[i]!, 3));
-      context.progress(`  ${flavour}: porter ${porter.map((r) => round(r)).join(' / ')} /s, raw ${raw.map((r) => round(r)).join(' / ')} /s`);
+      context.progress(
+        `  ${flavour}: porter ${porter.map((r) => round(r)).join(' / ')} /s, raw ${raw.map((r) => round(r)).join(' / ')} /s`,
+      );
       figures.push(
-        figure(`rcon.${flavour}.ratio`, `RCON ${flavour}: porter ÷ raw socket`, 'ratio', ratios, { target: { op: '>=', value: 0.8, text: '≥ 0.8' } }),
-        figure(`rcon.${flavour}.porter`, `RCON ${flavour}: porter round trips`, '/s', porter.map((r) => round(r))),
-        figure(`rcon.${flavour}.raw`, `RCON ${flavour}: raw-socket round trips`, '/s', raw.map((r) => round(r))),
+        figure(`rcon.${flavour}.ratio`, `RCON ${flavour}: porter ÷ raw socket`, 'ratio', ratios, {
+          target: { op: '>=', value: 0.8, text: '≥ 0.8' },
+        }),
+        figure(
+          `rcon.${flavour}.porter`,
+          `RCON ${flavour}: porter round trips`,
+          '/s',
+          porter.map((r) => round(r)),
+        ),
+        figure(
+          `rcon.${flavour}.raw`,
+          `RCON ${flavour}: raw-socket round trips`,
+          '/s',
+          raw.map((r) => round(r)),
+        ),
       );
       detail[flavour] = { porter: porter.map((r) => round(r)), raw: raw.map((r) => round(r)), ratios };
     }

@@ -62,7 +62,9 @@ export const startup: Benchmark = {
     } finally {
       await releaseFixture(fixture, context);
     }
-    context.progress(`  start → first pull ${firstPull.join(' / ')} ms; --help ${help.join(' / ')} ms; node -e 0 ${nodeBare.join(' / ')} ms`);
+    context.progress(
+      `  start → first pull ${firstPull.join(' / ')} ms; --help ${help.join(' / ')} ms; node -e 0 ${nodeBare.join(' / ')} ms`,
+    );
     return {
       name: this.name,
       figures: [

@@ -85,7 +85,13 @@ export async function startLeanFixture(options: Omit<FixtureOptions, 'budget'> =
 }
 
 /** A fresh temp folder with porter's config and its secrets in files, as an owner would set it up. */
-function writeConfig(apiUrl: string, game: FakeRconServer, password: string, budget: Budget, options: FixtureOptions): { dir: string; configPath: string } {
+function writeConfig(
+  apiUrl: string,
+  game: FakeRconServer,
+  password: string,
+  budget: Budget,
+  options: FixtureOptions,
+): { dir: string; configPath: string } {
   const dir = mkdtempSync(join(tmpdir(), 'porter-bench-'));
   writeFileSync(join(dir, 'api-token'), SIM_TOKEN, { mode: 0o600 });
   writeFileSync(join(dir, 'rcon-password'), password, { mode: 0o600 });
@@ -110,7 +116,10 @@ function writeConfig(apiUrl: string, game: FakeRconServer, password: string, bud
 }
 
 /** Stops the fakes; with `--keep` the folder stays and its path is printed. */
-export async function releaseFixture(fixture: Fixture | LeanFixture, context: { readonly keep: boolean; progress(message: string): void }): Promise<void> {
+export async function releaseFixture(
+  fixture: Fixture | LeanFixture,
+  context: { readonly keep: boolean; progress(message: string): void },
+): Promise<void> {
   await fixture.close(context.keep);
   if (context.keep) context.progress(`  kept ${fixture.dir}`);
 }

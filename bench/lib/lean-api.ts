@@ -36,7 +36,13 @@ export async function startLeanApi(token: string): Promise<LeanApi> {
   const remaining = { pull: LIMIT, done: LIMIT, fail: LIMIT };
   const stats = { pulls: 0, claims: 0, done: 0, failed: 0, unexpectedReports: 0, firstPullAt: undefined as number | undefined };
 
-  function answer(res: ServerResponse, status: number, body: string | undefined, route: keyof typeof remaining | undefined, type = 'application/json'): void {
+  function answer(
+    res: ServerResponse,
+    status: number,
+    body: string | undefined,
+    route: keyof typeof remaining | undefined,
+    type = 'application/json',
+  ): void {
     const headers: Record<string, string> = {};
     if (route) {
       remaining[route]--;
@@ -52,7 +58,13 @@ export async function startLeanApi(token: string): Promise<LeanApi> {
   }
 
   function problem(res: ServerResponse, status: number, code: string, route: keyof typeof remaining | undefined): void {
-    answer(res, status, JSON.stringify({ type: 'about:blank', title: code.toLowerCase(), status, code, detail: code }), route, 'application/problem+json');
+    answer(
+      res,
+      status,
+      JSON.stringify({ type: 'about:blank', title: code.toLowerCase(), status, code, detail: code }),
+      route,
+      'application/problem+json',
+    );
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {

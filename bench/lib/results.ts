@@ -70,7 +70,14 @@ export function updateDocs(path: string, results: ResultsFile): boolean {
   const end = text.indexOf(END);
   if (start === -1 || end < start) return false;
   const stored = Object.values(results.benchmarks);
-  const machines = [...new Set(stored.map((r) => `${r.machine.nproc} × ${r.machine.cpuModel}, ${r.machine.memoryGb} GB, Node ${r.machine.node}, ${r.machine.platform}, temp folders in ${r.machine.tmpdir ?? '?'}`))];
+  const machines = [
+    ...new Set(
+      stored.map(
+        (r) =>
+          `${r.machine.nproc} × ${r.machine.cpuModel}, ${r.machine.memoryGb} GB, Node ${r.machine.node}, ${r.machine.platform}, temp folders in ${r.machine.tmpdir ?? '?'}`,
+      ),
+    ),
+  ];
   const commits = [...new Set(stored.map((r) => r.commit))];
   const dates = stored.map((r) => r.ranAt).sort();
   const block = [

@@ -50,13 +50,19 @@ const COLUMNS = ['figure', 'value', 'target', 'verdict', 'runs'] as const;
 export function textTable(rows: readonly Row[]): string {
   const all = [HEADERS, ...rows];
   const widths = COLUMNS.map((c) => Math.max(...all.map((r) => r[c].length)));
-  const line = (r: Row) => COLUMNS.map((c, i) => (c === 'value' ? r[c].padStart(widths[i]!) : r[c].padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (r: Row) =>
+    COLUMNS.map((c, i) => (c === 'value' ? r[c].padStart(widths[i]!) : r[c].padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(HEADERS), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
 export function markdownTable(rows: readonly Row[]): string {
   const escape = (text: string) => text.replace(/\|/g, '\\|');
   const out = ['| figure | median | target | | runs |', '|---|---:|---|---|---|'];
-  for (const r of rows) out.push(`| ${escape(r.figure)} | ${escape(r.value)} | ${escape(r.target)} | ${r.verdict ? `**${r.verdict}**` : ''} | ${escape(r.runs)} |`);
+  for (const r of rows)
+    out.push(
+      `| ${escape(r.figure)} | ${escape(r.value)} | ${escape(r.target)} | ${r.verdict ? `**${r.verdict}**` : ''} | ${escape(r.runs)} |`,
+    );
   return out.join('\n');
 }

@@ -122,7 +122,8 @@ export class Budget {
 
   constructor(settings: BudgetSettings, clock: Clock) {
     const { perWindow, windowMs, share } = settings;
-    if (!(windowMs > 0) || !Number.isFinite(windowMs)) throw new ConfigError(`api.budget.windowMs must be a positive number of ms, got ${windowMs}`);
+    if (!(windowMs > 0) || !Number.isFinite(windowMs))
+      throw new ConfigError(`api.budget.windowMs must be a positive number of ms, got ${windowMs}`);
     if (!(Math.floor(perWindow * share) >= 1)) {
       throw new ConfigError(
         `api.budget: perWindow (${perWindow}) × share (${share}) allows no call at all; raise share or perWindow so that their product is at least 1`,
@@ -149,7 +150,8 @@ export class Budget {
   }
 
   #cap(state: RouteState): number {
-    const perWindow = state.limit !== undefined && state.limit > 0 ? Math.min(this.#settings.perWindow, state.limit) : this.#settings.perWindow;
+    const perWindow =
+      state.limit !== undefined && state.limit > 0 ? Math.min(this.#settings.perWindow, state.limit) : this.#settings.perWindow;
     return Math.max(1, Math.floor(perWindow * this.#settings.share));
   }
 

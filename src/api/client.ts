@@ -9,7 +9,6 @@ import { createRoutePaths, parseBaseUrl, type RoutePaths } from './routes.js';
 import { toTransportError } from './transport.js';
 import { scrubSecrets } from '../scrub.js';
 
-
 export interface ApiRequest {
   readonly method: 'GET' | 'POST';
   /** Full path from RoutePaths (base path included). */
@@ -157,7 +156,10 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
       });
       const text = await readBody(response.body, maxBodyBytes);
       const elapsedMs = Math.round(performance.now() - started);
-      logger.debug({ route: request.context.route, serverId: request.context.serverId, status: response.statusCode, ms: elapsedMs }, 'seller api answered');
+      logger.debug(
+        { route: request.context.route, serverId: request.context.serverId, status: response.statusCode, ms: elapsedMs },
+        'seller api answered',
+      );
       return {
         status: response.statusCode,
         body: text,

@@ -57,7 +57,6 @@ export function parseProblem(answer: AnswerForProblem, redact: (text: string) =>
   };
 }
 
-
 function label(problem: ProblemFields): string {
   return `${problem.status} ${problem.apiCode ?? '(no code)'}`;
 }

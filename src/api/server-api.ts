@@ -22,7 +22,13 @@ export interface ServerApiOptions {
 
 export interface ServerApiStats {
   /** busy204: a 204 while a lost pull answer may hold a claim on the platform; empty: every other "nothing due". */
-  readonly pulls: { readonly claimed: number; readonly empty: number; readonly busy204: number; readonly unusable: number; readonly error: number };
+  readonly pulls: {
+    readonly claimed: number;
+    readonly empty: number;
+    readonly busy204: number;
+    readonly unusable: number;
+    readonly error: number;
+  };
   readonly reports: { readonly accepted: number; readonly alreadySettled: number; readonly error: number };
   readonly rateLimited: number;
   readonly claimGapOpen: boolean;
@@ -46,7 +52,12 @@ export function createServerApi(options: ServerApiOptions): ServerApi & { stats(
   let warnedAbsurdRetryAfter = false;
 
   /** Budget, send, feed the budget back. Resolves with any non-429 answer. */
-  function call(route: Route, request: Omit<ApiRequest, 'signal'>, signal: AbortSignal | undefined, onSend?: () => void): Promise<ApiResponse> {
+  function call(
+    route: Route,
+    request: Omit<ApiRequest, 'signal'>,
+    signal: AbortSignal | undefined,
+    onSend?: () => void,
+  ): Promise<ApiResponse> {
     return lanes[route].run(async () => {
       await budget.acquire(route, signal);
       onSend?.();
@@ -64,7 +75,11 @@ export function createServerApi(options: ServerApiOptions): ServerApi & { stats(
         return response;
       }
       rateLimited++;
-      const error = errorForAnswer({ status: 429, body: response.body, retryAfterMs: response.rateLimit.retryAfterMs }, request.context, client.redact);
+      const error = errorForAnswer(
+        { status: 429, body: response.body, retryAfterMs: response.rateLimit.retryAfterMs },
+        request.context,
+        client.redact,
+      );
       const retryAfterMs = error instanceof RateLimitedError ? error.retryAfterMs : undefined;
       budget.observe(route, { remaining, limit, retryAfterMs, limited: true });
       if (retryAfterMs !== undefined && retryAfterMs > RETRY_AFTER_MAX_MS && !warnedAbsurdRetryAfter) {
@@ -98,7 +113,8 @@ export function createServerApi(options: ServerApiOptions): ServerApi & { stats(
     } catch (error) {
       pulls.error++;
       if (error instanceof ApiTransportError && error.maybeProcessed) claimGap.lost(`${error.failure}: ${error.message}`);
-      else if (sent && signal?.aborted && !(error instanceof ApiTransportError)) claimGap.lost('the pull was aborted before its answer arrived');
+      else if (sent && signal?.aborted && !(error instanceof ApiTransportError))
+        claimGap.lost('the pull was aborted before its answer arrived');
       throw error;
     }
 
@@ -109,7 +125,11 @@ export function createServerApi(options: ServerApiOptions): ServerApi & { stats(
       result = parsed.kind === 'empty' ? { kind: 'empty', status: response.status } : parsed;
     } else {
       pulls.error++;
-      throw errorForAnswer({ status: response.status, body: response.body, retryAfterMs: response.rateLimit.retryAfterMs }, context, client.redact);
+      throw errorForAnswer(
+        { status: response.status, body: response.body, retryAfterMs: response.rateLimit.retryAfterMs },
+        context,
+        client.redact,
+      );
     }
 
     switch (result.kind) {
@@ -157,7 +177,11 @@ export function createServerApi(options: ServerApiOptions): ServerApi & { stats(
       return 'alreadySettled';
     }
     reports.error++;
-    throw errorForAnswer({ status: response.status, body: response.body, retryAfterMs: response.rateLimit.retryAfterMs }, context, client.redact);
+    throw errorForAnswer(
+      { status: response.status, body: response.body, retryAfterMs: response.rateLimit.retryAfterMs },
+      context,
+      client.redact,
+    );
   }
 
   return {

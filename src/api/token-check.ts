@@ -27,7 +27,9 @@ function serverList(body: string): ServerSummary[] | undefined {
     const value: unknown = JSON.parse(body);
     if (!Array.isArray(value)) return undefined;
     return value
-      .filter((item): item is Record<string, unknown> => !!item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string')
+      .filter(
+        (item): item is Record<string, unknown> => !!item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string',
+      )
       .map((item) => ({
         id: item.id as string,
         name: typeof item.name === 'string' ? item.name : undefined,
@@ -50,7 +52,11 @@ export async function checkToken(client: ApiClient, signal?: AbortSignal): Promi
   if (answer.status >= 200 && answer.status < 300) {
     return { ok: true, kind: 'valid', status: answer.status, servers: serverList(answer.body) };
   }
-  const error = errorForAnswer({ status: answer.status, body: answer.body, retryAfterMs: answer.rateLimit.retryAfterMs }, context, client.redact);
+  const error = errorForAnswer(
+    { status: answer.status, body: answer.body, retryAfterMs: answer.rateLimit.retryAfterMs },
+    context,
+    client.redact,
+  );
   if (error instanceof ScopeMissingError) return { ok: true, kind: 'valid-scope-unchecked', status: 403, error };
   if (error instanceof InvalidTokenError) return { ok: false, kind: 'invalid-token', status: 401, error };
   if (error instanceof PlanRequiredError) return { ok: false, kind: 'plan-required', status: 402, error };

@@ -46,7 +46,6 @@ function classify(code: string | undefined, name: string | undefined): { failure
   return { failure: 'other', maybeProcessed: true };
 }
 
-
 const ADVICE: Record<TransportFailure, string> = {
   timeout: 'the API did not answer in time; porter retries with backoff (raise api.timeoutMs if the API is slow)',
   reset: 'the connection was closed without an answer; porter retries with backoff',

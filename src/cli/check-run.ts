@@ -43,7 +43,9 @@ export async function runChecks(configOption: string | undefined): Promise<numbe
   const backlog = stateDir.ok ? journalBacklog(config.stateDir) : 0;
   if (typeof backlog !== 'number') print(backlog);
   else if (backlog > 0) {
-    process.stdout.write(`! the journal holds ${backlog} command${backlog === 1 ? '' : 's'} still owed a report: porter reports ${backlog === 1 ? 'it' : 'them'} first when it starts\n`);
+    process.stdout.write(
+      `! the journal holds ${backlog} command${backlog === 1 ? '' : 's'} still owed a report: porter reports ${backlog === 1 ? 'it' : 'them'} first when it starts\n`,
+    );
   }
   for (const server of config.servers) {
     for (const line of await checkServer(server, config)) print(line);
@@ -92,7 +94,10 @@ async function checkServer(server: ResolvedServer, config: Config): Promise<Chec
     const { ids } = normalizeIdentifiers(raw);
     const source = playerSourceLabel(server.players);
     const shown = ids.length > 10 ? `${ids.slice(0, 10).join(', ')}, …` : ids.join(', ');
-    lines.push({ ok: true, text: `${label}: players read (${source}, identifier: ${preset.identifier}): ${ids.length} online${ids.length ? `: ${shown}` : ''}` });
+    lines.push({
+      ok: true,
+      text: `${label}: players read (${source}, identifier: ${preset.identifier}): ${ids.length} online${ids.length ? `: ${shown}` : ''}`,
+    });
   } catch (error) {
     lines.push({ ok: false, text: `${label}: could not read the player list: ${(error as Error).message}` });
   } finally {
@@ -111,12 +116,22 @@ async function checkToken(config: Config): Promise<CheckLine> {
         const listed = result.servers?.map((s) => s.id);
         const missing = listed ? config.servers.filter((s) => !listed.includes(s.id)).map((s) => s.id) : [];
         if (missing.length > 0) {
-          return { ok: false, text: `API token accepted by ${where}, but the store has no server ${missing.join(', ')}: copy the server id from the dashboard`, exitCode: 78 };
+          return {
+            ok: false,
+            text: `API token accepted by ${where}, but the store has no server ${missing.join(', ')}: copy the server id from the dashboard`,
+            exitCode: 78,
+          };
         }
-        return { ok: true, text: `API token accepted by ${where}${listed ? ` (${listed.length} server${listed.length === 1 ? '' : 's'} in the store)` : ''}` };
+        return {
+          ok: true,
+          text: `API token accepted by ${where}${listed ? ` (${listed.length} server${listed.length === 1 ? '' : 's'} in the store)` : ''}`,
+        };
       }
       case 'valid-scope-unchecked':
-        return { ok: true, text: `API token accepted by ${where} (it lacks servers:read, which porter does not need; commands:execute is proven by the first pull)` };
+        return {
+          ok: true,
+          text: `API token accepted by ${where} (it lacks servers:read, which porter does not need; commands:execute is proven by the first pull)`,
+        };
       case 'invalid-token':
       case 'plan-required':
       case 'error':
@@ -128,4 +143,3 @@ async function checkToken(config: Config): Promise<CheckLine> {
     await client.close();
   }
 }
-

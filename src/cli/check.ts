@@ -6,7 +6,10 @@ export function registerCheck(program: Command): void {
     .command('check')
     .description('check the config, each game server login and player list, the API token and the state directory; claims nothing')
     .option('-c, --config <file>', 'config file (default: $PORTER_CONFIG)')
-    .addHelpText('after', '\nExample:\n  porter check -c /etc/porter/config.json\n\nExit 0 only when every line is ✔; 78 when a configuration or credentials check failed; 1 otherwise.')
+    .addHelpText(
+      'after',
+      '\nExample:\n  porter check -c /etc/porter/config.json\n\nExit 0 only when every line is ✔; 78 when a configuration or credentials check failed; 1 otherwise.',
+    )
     .action(
       action(async (options: { config?: string }) => {
         const { runChecks } = await import('./check-run.js');
@@ -14,4 +17,3 @@ export function registerCheck(program: Command): void {
       }),
     );
 }
-

@@ -7,7 +7,10 @@ export function registerDemo(program: Command): void {
     .description('run porter against a simulated store API and Minecraft server on 127.0.0.1: no setup, no network')
     .option('--keep-running', 'keep delivering after the sample purchases (stop with Ctrl-C)', false)
     .option('--join-after <ms>', 'when the player Alex joins the game', (value) => Number.parseInt(value, 10), 3000)
-    .addHelpText('after', '\nExample:\n  porter demo\n\nShows purchases being claimed, run over RCON and reported, then a summary of what the store saw.')
+    .addHelpText(
+      'after',
+      '\nExample:\n  porter demo\n\nShows purchases being claimed, run over RCON and reported, then a summary of what the store saw.',
+    )
     .action(
       action(async (options: { keepRunning: boolean; joinAfter: number }) => {
         const [{ runDemo }, { flushLogger }] = await Promise.all([import('../sim/demo.js'), import('../log.js')]);

@@ -28,7 +28,9 @@ function packageVersion(): string {
 
 const program = new Command()
   .name('porter')
-  .description("Delivers a game store's purchases to your game server: pulls delivery commands from the Seller API, runs them over RCON, WebRCON or a script, and reports each one exactly once.")
+  .description(
+    "Delivers a game store's purchases to your game server: pulls delivery commands from the Seller API, runs them over RCON, WebRCON or a script, and reports each one exactly once.",
+  )
   .version(packageVersion())
   .showHelpAfterError()
   .addHelpText(

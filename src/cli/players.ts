@@ -8,7 +8,10 @@ export function registerPlayers(program: Command): void {
     .description('print the online identifiers exactly as porter sends them with a pull, one per line')
     .option('-c, --config <file>', 'config file (default: $PORTER_CONFIG)')
     .option('-s, --server <id>', 'server id or name (needed when the config has several)')
-    .addHelpText('after', '\nExample:\n  porter players -c config.json\n\nNothing but identifiers is printed on stdout; problems go to stderr.')
+    .addHelpText(
+      'after',
+      '\nExample:\n  porter players -c config.json\n\nNothing but identifiers is printed on stdout; problems go to stderr.',
+    )
     .action(
       action(async (options: { config?: string; server?: string }) => {
         const config = await loadConfigFor(options.config);

@@ -11,13 +11,18 @@ export function registerRcon(program: Command): void {
     .option('-c, --config <file>', 'config file (default: $PORTER_CONFIG)')
     .option('-s, --server <id>', 'server id or name (needed when the config has several)')
     .argument('<command...>', 'the console command, e.g. list')
-    .addHelpText('after', '\nExample:\n  porter rcon -c config.json list\n  porter rcon -c config.json --server survival give Steve diamond 1')
+    .addHelpText(
+      'after',
+      '\nExample:\n  porter rcon -c config.json list\n  porter rcon -c config.json --server survival give Steve diamond 1',
+    )
     .action(
       action(async (words: string[], options: { config?: string; server?: string }) => {
         const config = await loadConfigFor(options.config);
         const server = pickServer(config, options.server);
         if (server.executor.type === 'script') {
-          throw new ConfigError(`server ${serverLabel(server)} uses a script executor, which has no console: run the script itself to test it`);
+          throw new ConfigError(
+            `server ${serverLabel(server)} uses a script executor, which has no console: run the script itself to test it`,
+          );
         }
         const { createExecutor } = await import('../protocols/registry.js');
         const executor = createExecutor(server.executor, { logger: await stderrLogger(config), clock: systemClock });

@@ -6,7 +6,10 @@ export function registerRun(program: Command): void {
     .command('run')
     .description('run the delivery daemon in the foreground (JSON log lines on stdout, pretty on a TTY)')
     .option('-c, --config <file>', 'config file (default: $PORTER_CONFIG)')
-    .addHelpText('after', '\nExample:\n  porter run -c /etc/porter/config.json\n\nStops gracefully on SIGTERM/SIGINT: no new pulls, the command in hand is finished and reported.')
+    .addHelpText(
+      'after',
+      '\nExample:\n  porter run -c /etc/porter/config.json\n\nStops gracefully on SIGTERM/SIGINT: no new pulls, the command in hand is finished and reported.',
+    )
     .action(
       action(async (options: { config?: string }) => {
         const config = await loadConfigFor(options.config);

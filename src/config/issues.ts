@@ -203,7 +203,9 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], schema: z.Zo
         .map((branch) => branch[0])
         .filter((first): first is z.core.$ZodIssue => first !== undefined)
         .map((first) => (first.path.length > 0 ? `${formatKeyPath(first.path)} ${first.message}` : first.message));
-      lines.push(`${formatKeyPath(path)}: does not match any allowed form${alternatives.length > 0 ? ` (${alternatives.join('; or ')})` : ''}`);
+      lines.push(
+        `${formatKeyPath(path)}: does not match any allowed form${alternatives.length > 0 ? ` (${alternatives.join('; or ')})` : ''}`,
+      );
       continue;
     }
     lines.push(`${formatKeyPath(path)}: ${issue.message}`);

@@ -111,7 +111,12 @@ function parseString(text: string, at: number): number {
     const c = text.charCodeAt(at);
     if (c === 0x22) return at + 1;
     if (c < 0x20) {
-      throw new Stop(at, c === 0x0a ? 'line break inside a string (missing " at the end of the line?)' : 'control character inside a string: write it as an escape such as \\t');
+      throw new Stop(
+        at,
+        c === 0x0a
+          ? 'line break inside a string (missing " at the end of the line?)'
+          : 'control character inside a string: write it as an escape such as \\t',
+      );
     }
     if (c === 0x5c) {
       const next = text[at + 1];
@@ -120,7 +125,8 @@ function parseString(text: string, at: number): number {
         at += 6;
         continue;
       }
-      if (next === undefined || !'"\\/bfnrt'.includes(next)) throw new Stop(at, 'invalid escape sequence in a string (a backslash must be written as \\\\)');
+      if (next === undefined || !'"\\/bfnrt'.includes(next))
+        throw new Stop(at, 'invalid escape sequence in a string (a backslash must be written as \\\\)');
       at += 2;
       continue;
     }

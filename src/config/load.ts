@@ -78,9 +78,13 @@ export async function parseConfig(
     // It goes into an HTTP header; a stray newline would make every request fail obscurely.
     // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
     if (/[\s\u0000-\u001f\u007f]/.test(token)) {
-      problems.push(`api.token${from('api.token', tokenOrigin)} contains whitespace or control characters: copy the token again without spaces or line breaks`);
+      problems.push(
+        `api.token${from('api.token', tokenOrigin)} contains whitespace or control characters: copy the token again without spaces or line breaks`,
+      );
     } else if (!token.startsWith('gci_')) {
-      warnings.push(`api.token${from('api.token', tokenOrigin)} does not start with "gci_" like the store's API tokens do: check that it is the token from Integrations > API`);
+      warnings.push(
+        `api.token${from('api.token', tokenOrigin)} does not start with "gci_" like the store's API tokens do: check that it is the token from Integrations > API`,
+      );
     }
   }
 

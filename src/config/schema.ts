@@ -40,7 +40,7 @@ export const rconExecutorSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: port.default(25575),
   ...secretSources,
-  timeoutMs: positiveMs(5000).describe('Deadline for one command\'s answer.'),
+  timeoutMs: positiveMs(5000).describe("Deadline for one command's answer."),
   connectTimeoutMs: positiveMs(5000).describe('Deadline for TCP connect plus authentication.'),
   flavour: z
     .enum(['minecraft', 'source', 'id0'])
@@ -92,7 +92,10 @@ export const presetNames = GAME_NAMES;
 
 export const playersSchema = z
   .strictObject({
-    preset: z.enum(presetNames).optional().describe('Game preset; default minecraft for rcon, rust for webrcon, none for script without exec.'),
+    preset: z
+      .enum(presetNames)
+      .optional()
+      .describe('Game preset; default minecraft for rcon, rust for webrcon, none for script without exec.'),
     command: z.string().min(1).optional().describe('custom preset: console command that lists players.'),
     pattern: z.string().min(1).optional().describe('custom preset: regular expression with a named group "id", applied to every line.'),
     exec: z.array(z.string().min(1)).min(1).optional().describe('Script that prints one identifier per line (overrides preset).'),
@@ -114,22 +117,24 @@ export const playersSchema = z
     }
   });
 
-const regexString = z.string().min(1).refine(
-  (s) => {
-    try {
-      new RegExp(s);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { message: 'not a valid regular expression' },
-);
+const regexString = z
+  .string()
+  .min(1)
+  .refine(
+    (s) => {
+      try {
+        new RegExp(s);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'not a valid regular expression' },
+  );
 
-export const failurePatternsSchema = z.union([
-  z.array(regexString),
-  z.strictObject({ mode: z.enum(['add', 'replace']).default('add'), patterns: z.array(regexString) }),
-]).describe('Regular expressions (case-insensitive) that mark a game answer as failed. An array adds to the preset\'s.');
+export const failurePatternsSchema = z
+  .union([z.array(regexString), z.strictObject({ mode: z.enum(['add', 'replace']).default('add'), patterns: z.array(regexString) })])
+  .describe("Regular expressions (case-insensitive) that mark a game answer as failed. An array adds to the preset's.");
 
 const policyRule = z
   .string()
@@ -142,9 +147,12 @@ const policyRule = z
   );
 
 export const commandPolicySchema = z.strictObject({
-  allow: z.array(policyRule).optional().describe('When given, only commands matching one entry run. Entry: a root command ("give") or /regex/.'),
+  allow: z
+    .array(policyRule)
+    .optional()
+    .describe('When given, only commands matching one entry run. Entry: a root command ("give") or /regex/.'),
   deny: z.array(policyRule).optional().describe('Commands matching any entry are failed unsent. Deny wins over allow.'),
-  defaultDeny: z.boolean().default(true).describe('Also apply the preset\'s default deny list.'),
+  defaultDeny: z.boolean().default(true).describe("Also apply the preset's default deny list."),
 });
 
 const uuid = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -163,12 +171,19 @@ const budgetSchema = z
   .strictObject({
     perWindow: z.number().int().positive().default(120),
     windowMs: positiveMs(60000),
-    share: z.number().min(0).max(1).default(1).describe('Fraction of the per-window budget porter may spend; leave room for an official connector.'),
+    share: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(1)
+      .describe('Fraction of the per-window budget porter may spend; leave room for an official connector.'),
   })
   .superRefine(
     problemsOf(({ perWindow, share }: { perWindow: number; share: number }) =>
       Math.floor(perWindow * share) < 1
-        ? [`perWindow (${perWindow}) × share (${share}) allows no call at all; raise share or perWindow so that their product is at least 1`]
+        ? [
+            `perWindow (${perWindow}) × share (${share}) allows no call at all; raise share or perWindow so that their product is at least 1`,
+          ]
         : [],
     ),
   );
@@ -210,7 +225,9 @@ export const configSchema = z.strictObject({
     .superRefine(duplicateServerIds, { when: () => true }),
   poll: z
     .strictObject({
-      idleMs: positiveMs(1000).describe('The longest pause between idle pulls; porter may poll faster, down to idleMs/4, when the pull budget has room.'),
+      idleMs: positiveMs(1000).describe(
+        'The longest pause between idle pulls; porter may poll faster, down to idleMs/4, when the pull budget has room.',
+      ),
     })
     .default({ idleMs: 1000 }),
   stateDir: z.string().min(1).default('./state'),
@@ -240,7 +257,12 @@ function duplicateServerIds(servers: readonly unknown[], ctx: z.RefinementCtx): 
     if (typeof id !== 'string') return;
     const first = seen.get(id.toLowerCase());
     if (first === undefined) seen.set(id.toLowerCase(), index);
-    else ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `the same server id as servers[${first}].id; each server may appear only once` });
+    else
+      ctx.addIssue({
+        code: 'custom',
+        path: [index, 'id'],
+        message: `the same server id as servers[${first}].id; each server may appear only once`,
+      });
   });
 }
 
@@ -264,7 +286,10 @@ export type Config = Omit<ParsedConfig, 'api' | 'servers'> & {
 };
 
 export type ResolvedExecutor =
-  | (Omit<z.output<typeof rconExecutorSchema>, 'password' | 'passwordFile' | 'flavour'> & { password: string; flavour: 'minecraft' | 'source' | 'id0' })
+  | (Omit<z.output<typeof rconExecutorSchema>, 'password' | 'passwordFile' | 'flavour'> & {
+      password: string;
+      flavour: 'minecraft' | 'source' | 'id0';
+    })
   | (Omit<z.output<typeof webrconExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
   | z.output<typeof scriptExecutorSchema>;
 

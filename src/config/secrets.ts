@@ -41,11 +41,18 @@ const CREDENTIALS_VARIABLE = /^\$(?:\{CREDENTIALS_DIRECTORY\}|CREDENTIALS_DIRECT
  * Resolves a `tokenFile`/`passwordFile` value: relative to the config file's folder, and a leading
  * `$CREDENTIALS_DIRECTORY` expanded so a unit file can use `LoadCredential=` with any name.
  */
-export function secretFilePath(file: string, baseDir: string, env: NodeJS.ProcessEnv): { path?: string; credential?: boolean; problem?: string } {
+export function secretFilePath(
+  file: string,
+  baseDir: string,
+  env: NodeJS.ProcessEnv,
+): { path?: string; credential?: boolean; problem?: string } {
   if (CREDENTIALS_VARIABLE.test(file)) {
     const dir = env.CREDENTIALS_DIRECTORY;
     if (!dir) {
-      return { problem: 'refers to $CREDENTIALS_DIRECTORY, which is not set (porter is not running under systemd with LoadCredential=): use a plain path instead' };
+      return {
+        problem:
+          'refers to $CREDENTIALS_DIRECTORY, which is not set (porter is not running under systemd with LoadCredential=): use a plain path instead',
+      };
     }
     return { path: join(dir, file.replace(CREDENTIALS_VARIABLE, '')), credential: true };
   }
@@ -78,7 +85,9 @@ export async function resolveSecret(source: SecretSource, baseDir: string, env: 
 
   const fromEnv = env[source.envName];
   if (fromEnv !== undefined && fromEnv !== '') {
-    const shadowed = [source.inline !== undefined ? source.key : undefined, source.file !== undefined ? source.fileKey : undefined].filter(Boolean);
+    const shadowed = [source.inline !== undefined ? source.key : undefined, source.file !== undefined ? source.fileKey : undefined].filter(
+      Boolean,
+    );
     if (shadowed.length > 0) {
       warnings.push(`${source.envName} is set in the environment and overrides ${shadowed.join(' and ')} from the configuration file`);
     }

@@ -88,7 +88,10 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     try {
       journal.flush();
     } catch (error) {
-      logger.warn({ err: error }, 'could not write the last settled reports to the journal: they will be reported again, harmlessly, on the next start');
+      logger.warn(
+        { err: error },
+        'could not write the last settled reports to the journal: they will be reported again, harmlessly, on the next start',
+      );
     }
     journal.close();
     unlock();

@@ -36,7 +36,7 @@ export function fsyncDirectory(files: JournalFs, dir: string): void {
 
 /** Writes every byte of `bytes` at the file position, however many calls the kernel needs. */
 export function writeAll(files: JournalFs, fd: number, bytes: Uint8Array): void {
-  for (let written = 0; written < bytes.length; ) {
+  for (let written = 0; written < bytes.length;) {
     written += files.writeSync(fd, bytes, written, bytes.length - written);
   }
 }

@@ -10,7 +10,6 @@ export type { Outcome } from './outcome.js';
  * the replay rules (including what a crash may leave at the end of the log) are tested on strings.
  */
 
-
 export interface JournalEntry {
   readonly serverId: string;
   readonly id: string;

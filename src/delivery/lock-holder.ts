@@ -61,7 +61,8 @@ export function staleReason(holder: LockHolder, writtenAtMs: number): string | u
     const start = processStartTime(holder.pid);
     // Unreadable while alive: /proc hides other users' processes (ProtectProc=invisible), so it is not porter's user's process.
     if (start === undefined) return `process ${holder.pid} is not one of this user's processes`;
-    if (start !== holder.start) return `pid ${holder.pid} now belongs to another process (it started at tick ${start}, the holder at ${holder.start})`;
+    if (start !== holder.start)
+      return `pid ${holder.pid} now belongs to another process (it started at tick ${start}, the holder at ${holder.start})`;
     return undefined;
   }
   // A bare pid (an older porter, or no /proc): it cannot outlive a reboot, and it cannot be our own.

@@ -2,7 +2,14 @@ import type { Logger } from 'pino';
 import { PlanRequiredError, RateLimitedError } from '../api/errors.js';
 import type { PullResult, ServerApi } from '../api/types.js';
 import { startDeadline, type Clock } from '../clock.js';
-import { CommandFailedError, CommandRefusedError, isConfigurationError, NotSentError, OutcomeUnknownError, type PorterError } from '../errors.js';
+import {
+  CommandFailedError,
+  CommandRefusedError,
+  isConfigurationError,
+  NotSentError,
+  OutcomeUnknownError,
+  type PorterError,
+} from '../errors.js';
 import { assertSingleLine, type Executor } from '../protocols/executor.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
 import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal.js';
@@ -190,7 +197,11 @@ export class DeliveryLoop {
     const started = clock.now();
     const known = journal.recall(serverId, id, started);
     if (known) {
-      await this.#reportAgain(id, known.kind === 'settled' ? known.settled.outcome : (known.entry.outcome ?? unknownAfterRestart(known.entry)), signals.hard);
+      await this.#reportAgain(
+        id,
+        known.kind === 'settled' ? known.settled.outcome : (known.entry.outcome ?? unknownAfterRestart(known.entry)),
+        signals.hard,
+      );
       return;
     }
     this.#inHand = id;
@@ -245,7 +256,7 @@ export class DeliveryLoop {
     if (typeof command !== 'string') {
       return failed(`the API's claim has no command text (got ${command === null ? 'null' : typeof command}); nothing was run`);
     }
-    if (command.trim() === '') return failed('the API\'s claim has an empty command; nothing was sent to the game server');
+    if (command.trim() === '') return failed("the API's claim has an empty command; nothing was sent to the game server");
     try {
       assertSingleLine(command);
     } catch (error) {
@@ -272,7 +283,9 @@ export class DeliveryLoop {
           continue;
         }
         if (error instanceof OutcomeUnknownError) {
-          return failed(`outcome unknown: ${error.message}; not resent, so it cannot run twice — retry it from the dashboard if it did not arrive`);
+          return failed(
+            `outcome unknown: ${error.message}; not resent, so it cannot run twice — retry it from the dashboard if it did not arrive`,
+          );
         }
         if (error instanceof CommandRefusedError) return failed(`refused, not sent: ${error.message}`);
         if (error instanceof CommandFailedError) return failed(error.message);
@@ -288,7 +301,9 @@ export class DeliveryLoop {
     const bounded = new AbortController();
     const onHard = () => bounded.abort(hard.reason);
     hard.addEventListener('abort', onHard, { once: true });
-    const cancel = startDeadline(this.#o.clock, Math.max(1, ms), () => bounded.abort(new DOMException('waited long enough', 'TimeoutError')));
+    const cancel = startDeadline(this.#o.clock, Math.max(1, ms), () =>
+      bounded.abort(new DOMException('waited long enough', 'TimeoutError')),
+    );
     try {
       await this.#o.executor.waitReady(bounded.signal);
     } catch (error) {
@@ -398,7 +413,6 @@ function unknownAfterRestart(entry: JournalEntry): Outcome {
     `outcome unknown: porter stopped after claiming this command at ${new Date(entry.claimedAt).toISOString()} and before recording its result; it was not run again — retry it from the dashboard if it did not arrive`,
   );
 }
-
 
 function isAbort(error: unknown): boolean {
   return (error as Error)?.name === 'AbortError' || (error as Error)?.name === 'TimeoutError';

@@ -17,7 +17,7 @@ export class StateDirFullError extends PorterError {
   override readonly code = 'E_STATE_DIR_FULL';
 }
 
-const CHOOSE = 'or set stateDir to a directory porter\'s user can write';
+const CHOOSE = "or set stateDir to a directory porter's user can write";
 
 /**
  * Makes `stateDir` a directory porter can write, creating it and missing parents (mode 0700), or
@@ -77,7 +77,9 @@ function create(dir: string): void {
     } catch (error) {
       // Another porter (or the admin) made it in the meantime.
       if (errno(error) === 'EEXIST' && inspect(path) === 'directory') continue;
-      throw new StateDirError(`stateDir ${dir} cannot be created: ${cannotWrite(dirname(path), error, `create ${path} yourself (mkdir -p ${dir}, owned by porter's user)`)}`);
+      throw new StateDirError(
+        `stateDir ${dir} cannot be created: ${cannotWrite(dirname(path), error, `create ${path} yourself (mkdir -p ${dir}, owned by porter's user)`)}`,
+      );
     }
   }
 }
@@ -90,7 +92,9 @@ function probeWrite(dir: string): void {
     fd = openSync(probe, 'wx', 0o600);
   } catch (error) {
     if (isDiskFull(error)) throw fullError(dir, error);
-    throw new StateDirError(`stateDir ${dir} is not usable: ${cannotWrite(dir, error, 'give porter\'s user write access to it (chown or chmod)')}`);
+    throw new StateDirError(
+      `stateDir ${dir} is not usable: ${cannotWrite(dir, error, "give porter's user write access to it (chown or chmod)")}`,
+    );
   }
   try {
     writeSync(fd, 'probe');
@@ -121,7 +125,9 @@ function isDiskFull(error: unknown): boolean {
 }
 
 function fullError(dir: string, error: unknown): StateDirFullError {
-  return new StateDirFullError(`stateDir ${dir}: the disk is full (${errno(error)}): free some space; porter starts once it can write there`);
+  return new StateDirFullError(
+    `stateDir ${dir}: the disk is full (${errno(error)}): free some space; porter starts once it can write there`,
+  );
 }
 
 function errno(error: unknown): string {

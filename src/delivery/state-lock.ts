@@ -84,7 +84,9 @@ function writeLockFile(path: string, record: string, stateDir: string, logger: L
   } finally {
     unlinkSync(temp);
   }
-  throw new ConfigError(`could not lock the state directory ${stateDir}: other processes keep replacing ${path}; stop them, or give this instance its own stateDir`);
+  throw new ConfigError(
+    `could not lock the state directory ${stateDir}: other processes keep replacing ${path}; stop them, or give this instance its own stateDir`,
+  );
 }
 
 /** True when the stale record `judged` was removed; false when someone else had already replaced it. */
@@ -136,7 +138,9 @@ async function recordedHolder(path: string): Promise<LockHolder | undefined> {
 }
 
 function inUse(stateDir: string, holder: LockHolder | undefined): ConfigError {
-  const who = holder ? `is in use by another porter process (pid ${holder.pid})` : `is in use by another porter process (not named in ${LOCK_FILE}: it may be starting)`;
+  const who = holder
+    ? `is in use by another porter process (pid ${holder.pid})`
+    : `is in use by another porter process (not named in ${LOCK_FILE}: it may be starting)`;
   return new ConfigError(`state directory ${stateDir} ${who}: stop it, or give this instance its own stateDir`);
 }
 

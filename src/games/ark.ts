@@ -33,14 +33,7 @@ const UNREAL_FAILURE_PATTERNS: readonly RegExp[] = [/^Command not recognized/im]
  * EnableCheats hand out admin cheats. "|" chains a second console command in Unreal's console
  * (the way admins run several cheats at once), so a nickname containing it could smuggle one in.
  */
-const ARK_DEFAULT_DENY: readonly string[] = [
-  'DoExit',
-  'DestroyWildDinos',
-  'DestroyAll',
-  'SetCheatPlayer',
-  'EnableCheats',
-  '/\\|/',
-];
+const ARK_DEFAULT_DENY: readonly string[] = ['DoExit', 'DestroyWildDinos', 'DestroyAll', 'SetCheatPlayer', 'EnableCheats', '/\\|/'];
 
 export const arkGame: Game = {
   name: 'ark',

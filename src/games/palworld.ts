@@ -21,7 +21,10 @@ export function parsePalworldShowPlayers(answer: string): string[] | null {
     const middle = last < 0 ? -1 : fields.lastIndexOf(',', last - 1);
     if (middle < 0) continue;
     const uid = fields.slice(middle + 1, last).trim();
-    const steamId = fields.slice(last + 1).trim().replace(/^steam_/i, '');
+    const steamId = fields
+      .slice(last + 1)
+      .trim()
+      .replace(/^steam_/i, '');
     if (uid === LOADING_UID || steamId === '') continue;
     ids.push(steamId);
   }

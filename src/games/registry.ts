@@ -56,7 +56,9 @@ export function gameFor(players: GameChoice): Game {
       return createCustomGame(players.command, players.pattern);
     default: {
       const unknown: never = players.preset;
-      throw new ConfigError(`players.preset "${String(unknown)}" is not a known preset; use one of minecraft, source, ark, palworld, squad, conan, factorio, rust, custom, none`);
+      throw new ConfigError(
+        `players.preset "${String(unknown)}" is not a known preset; use one of minecraft, source, ark, palworld, squad, conan, factorio, rust, custom, none`,
+      );
     }
   }
 }

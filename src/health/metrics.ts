@@ -149,7 +149,11 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
     '1 while the connection to the game server (RCON / WebRCON) is up; scripts are always 1.',
     (part) => (part.executor.stats().connected ? 1 : 0),
   );
-  serverCounter('porter_executor_reconnects_total', 'Reconnections to the game server since porter started.', (part) => part.executor.stats().reconnects);
+  serverCounter(
+    'porter_executor_reconnects_total',
+    'Reconnections to the game server since porter started.',
+    (part) => part.executor.stats().reconnects,
+  );
   serverGauge('porter_last_api_success_timestamp_seconds', 'Unix time of the last successful Seller API call (0 = none yet).', (part) => {
     const at = part.loop.health().lastApiSuccessAt;
     return at === undefined ? 0 : at / 1000;

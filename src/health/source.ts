@@ -23,4 +23,3 @@ export interface HealthServerPart {
   readonly api: { stats(): ServerApiStats };
   readonly loop: { health(): LoopHealth };
 }
-

@@ -51,7 +51,12 @@ export interface HealthReport {
   readonly journal: JournalHealth;
 }
 
-export function evaluateHealth(source: HealthSource, now: number, policy: HealthPolicy, redact: (text: string) => string = (t) => t): HealthReport {
+export function evaluateHealth(
+  source: HealthSource,
+  now: number,
+  policy: HealthPolicy,
+  redact: (text: string) => string = (t) => t,
+): HealthReport {
   const journal = journalHealth(source);
   const servers: Record<string, ServerHealth> = {};
   for (const part of source.servers) {
@@ -59,7 +64,9 @@ export function evaluateHealth(source: HealthSource, now: number, policy: Health
     const executor = part.executor.stats();
     const reasons: string[] = [];
     if (!executor.connected) {
-      reasons.push('executor not connected: the game server is unreachable or refused the connection; porter pulls nothing until it reconnects');
+      reasons.push(
+        'executor not connected: the game server is unreachable or refused the connection; porter pulls nothing until it reconnects',
+      );
     }
     const since = loop.lastApiSuccessAt ?? policy.startedAt;
     if (loop.lastApiError !== undefined && now - since > policy.apiStaleMs) {
@@ -90,13 +97,21 @@ function journalHealth(source: HealthSource): JournalHealth {
   const backlog = source.journal.pending().length;
   const failed = source.journal.lastWriteError;
   if (failed) {
-    return { writable: false, backlog, reason: `journal not writable: the last write failed (${errnoOf(failed)}); check the state directory's permissions and free space` };
+    return {
+      writable: false,
+      backlog,
+      reason: `journal not writable: the last write failed (${errnoOf(failed)}); check the state directory's permissions and free space`,
+    };
   }
   const dir = dirname(source.journal.path);
   try {
     accessSync(dir, constants.W_OK);
   } catch (error) {
-    return { writable: false, backlog, reason: `journal not writable: ${dir} refuses writes (${errnoOf(error)}); check its permissions, mount and free space` };
+    return {
+      writable: false,
+      backlog,
+      reason: `journal not writable: ${dir} refuses writes (${errnoOf(error)}); check its permissions, mount and free space`,
+    };
   }
   return { writable: true, backlog };
 }

@@ -52,7 +52,9 @@ export function execPlayerReader(exec: readonly string[], deps: ExecPlayerReader
       });
     } catch (error) {
       if (error instanceof SpawnFailedError) {
-        throw new PlayerScriptError(`players script was not run: ${error.message}. Check servers[].players.exec[0]: it must name an executable file`);
+        throw new PlayerScriptError(
+          `players script was not run: ${error.message}. Check servers[].players.exec[0]: it must name an executable file`,
+        );
       }
       throw error;
     }

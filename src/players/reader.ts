@@ -11,7 +11,12 @@ export type PlayerReader = (signal?: AbortSignal) => Promise<string[]>;
  * one, else its game's listing over the executor (nothing for the game "none"). The daemon,
  * `porter check` and `porter players` all read players through this.
  */
-export function playerReader(players: ResolvedServer['players'], game: Game, executor: Pick<Executor, 'query'>, logger: Logger): PlayerReader {
+export function playerReader(
+  players: ResolvedServer['players'],
+  game: Game,
+  executor: Pick<Executor, 'query'>,
+  logger: Logger,
+): PlayerReader {
   if (players.exec) return execPlayerReader(players.exec, { logger });
   if (players.preset === 'none') return () => Promise.resolve([]);
   return (signal) => game.readPlayers((command) => executor.query(command, signal));

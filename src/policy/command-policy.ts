@@ -75,7 +75,9 @@ function notAllowed(command: string, roots: readonly CommandRoot[], allow: reado
   const rootRules = allow.filter((rule) => rule.kind === 'root');
   const missing = [...new Set(roots.filter((root) => !rootRules.some((rule) => root.startsWith(rule.tokens))).map((root) => root.name))];
   if (missing.length === 0) return undefined;
-  const names = missing.slice(0, MAX_ROOTS_SHOWN).map((name) => (name.length > MAX_NAME_SHOWN ? `${name.slice(0, MAX_NAME_SHOWN)}…` : name));
+  const names = missing
+    .slice(0, MAX_ROOTS_SHOWN)
+    .map((name) => (name.length > MAX_NAME_SHOWN ? `${name.slice(0, MAX_NAME_SHOWN)}…` : name));
   const shown = `"${names.join('", "')}"${missing.length > MAX_ROOTS_SHOWN ? ', …' : ''}`;
   if (roots.length === 1) return `no entry matches the command root ${shown}`;
   return `no entry matches the command root ${shown} at a place where this line may start a command (every command after a "run" in an execute or return chain, or after "sudo <player>", must be allowed too)`;

@@ -42,13 +42,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   }
 }
 
-async function demonstrate(
-  api: FakeSellerApi,
-  game: FakeRconServer,
-  dir: string,
-  password: string,
-  options: DemoOptions,
-): Promise<number> {
+async function demonstrate(api: FakeSellerApi, game: FakeRconServer, dir: string, password: string, options: DemoOptions): Promise<number> {
   const { out } = options;
   const configPath = join(dir, 'config.json');
   writeFileSync(join(dir, 'api-token'), SIM_TOKEN, { mode: 0o600 });

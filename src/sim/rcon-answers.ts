@@ -41,6 +41,12 @@ export function runSimCommand(command: string): SimAnswer | undefined {
 
 /** Console commands that only read (player lists): flagged in `executed` so exactly-once checks can skip them. */
 export function isQueryCommand(command: string): boolean {
-  const root = command.trim().replace(/^\//, '').split(/\s+/)[0]?.toLowerCase().replace(/^minecraft:/, '') ?? '';
+  const root =
+    command
+      .trim()
+      .replace(/^\//, '')
+      .split(/\s+/)[0]
+      ?.toLowerCase()
+      .replace(/^minecraft:/, '') ?? '';
   return ['list', 'status', 'showplayers', 'listplayers', 'players', 'playerlist', 'info'].includes(root);
 }

@@ -69,7 +69,8 @@ function withTargets(position: number, minArgs: number, run: (names: string[], a
 const vanilla: Record<string, Handler> = {
   list(args, input, world) {
     const online = world.players.list();
-    if (args.length > 1 || (args[0] !== undefined && args[0] !== 'uuids')) return syntaxError('Incorrect argument for command', input, input.length);
+    if (args.length > 1 || (args[0] !== undefined && args[0] !== 'uuids'))
+      return syntaxError('Incorrect argument for command', input, input.length);
     const shown = args[0] === 'uuids' ? online.map((name) => `${name} (${offlineUuid(name)})`) : online;
     return `There are ${online.length} of a max of ${world.maxPlayers} players online: ${shown.join(', ')}`;
   },
@@ -82,7 +83,8 @@ const vanilla: Record<string, Handler> = {
   tellraw: withTargets(0, 2, () => ''),
   tell: withTargets(0, 2, (names, args) => `You whisper to ${toWhom(names, 'players')}: ${args.slice(1).join(' ')}`),
   effect(args, input, world) {
-    if (args[0] === 'clear') return withTargets(1, 2, (names) => `Removed every effect from ${toWhom(names, 'targets')}`)(args, input, world);
+    if (args[0] === 'clear')
+      return withTargets(1, 2, (names) => `Removed every effect from ${toWhom(names, 'targets')}`)(args, input, world);
     if (args[0] !== 'give') return incomplete(input);
     return withTargets(1, 3, (names, a) => `Applied effect ${itemName(a[2]!)} to ${toWhom(names, 'targets')}`)(args, input, world);
   },
@@ -110,14 +112,19 @@ const vanilla: Record<string, Handler> = {
     const mode = args[0];
     if (!mode || !['survival', 'creative', 'adventure', 'spectator'].includes(mode)) return incomplete(input);
     if (args.length < 2) return `Set own game mode to ${itemName(mode)} Mode`;
-    return withTargets(1, 2, (names) => names.map((name) => `Set ${name}'s game mode to ${itemName(mode)} Mode`).join(''))(args, input, world);
+    return withTargets(1, 2, (names) => names.map((name) => `Set ${name}'s game mode to ${itemName(mode)} Mode`).join(''))(
+      args,
+      input,
+      world,
+    );
   },
   enchant: withTargets(0, 2, (names, a) => `Applied enchantment ${itemName(a[1]!)} to ${toWhom(names, 'entities')}'s item`),
   title: withTargets(0, 2, (names) => `Showing new title for ${toWhom(names, 'players')}`),
   op: (args, input) => (args[0] ? `Made ${args[0]} a server operator` : incomplete(input)),
   deop: (args, input) => (args[0] ? `Made ${args[0]} no longer a server operator` : incomplete(input)),
   whitelist: (args, input) => {
-    if ((args[0] === 'add' || args[0] === 'remove') && args[1]) return `${args[0] === 'add' ? 'Added' : 'Removed'} ${args[1]} ${args[0] === 'add' ? 'to' : 'from'} the whitelist`;
+    if ((args[0] === 'add' || args[0] === 'remove') && args[1])
+      return `${args[0] === 'add' ? 'Added' : 'Removed'} ${args[1]} ${args[0] === 'add' ? 'to' : 'from'} the whitelist`;
     if (args[0] === 'on') return 'Whitelist is now turned on';
     if (args[0] === 'off') return 'Whitelist is now turned off';
     return incomplete(input);
@@ -125,7 +132,10 @@ const vanilla: Record<string, Handler> = {
   ban: (args, input) => (args[0] ? `Banned ${args[0]}: ${args.slice(1).join(' ') || 'Banned by an operator.'}` : incomplete(input)),
   pardon: (args, input) => (args[0] ? `Unbanned ${args[0]}` : incomplete(input)),
   summon: (args, input) => (args[0] ? `Summoned new ${itemName(args[0])}` : incomplete(input)),
-  time: (args, input) => (args[0] === 'set' && args[1] ? `Set the time to ${args[1] === 'day' ? 1000 : args[1] === 'night' ? 13000 : args[1]}` : incomplete(input)),
+  time: (args, input) =>
+    args[0] === 'set' && args[1]
+      ? `Set the time to ${args[1] === 'day' ? 1000 : args[1] === 'night' ? 13000 : args[1]}`
+      : incomplete(input),
   weather: (args, input) => (args[0] ? `Set the weather to ${args[0] === 'thunder' ? 'rain & thunder' : args[0]}` : incomplete(input)),
   function: (args, input) => (args[0] ? `Executed 1 command from function '${args[0]}'` : incomplete(input)),
   scoreboard: (args, input, world) => {
@@ -149,8 +159,10 @@ const plugins: Record<string, Handler> = {
   lp(args) {
     const [scope, name, action, verb, value] = args;
     if (scope === 'user' && name && action === 'parent' && (verb === 'add' || verb === 'set')) return lpGroup(name, value);
-    if (scope === 'user' && name && action === 'parent' && verb === 'remove') return `[LP] ${name} no longer inherits permissions from ${value} in context global.`;
-    if (scope === 'user' && name && action === 'permission' && verb === 'set') return `[LP] Set ${value} to true for ${name} in context global.`;
+    if (scope === 'user' && name && action === 'parent' && verb === 'remove')
+      return `[LP] ${name} no longer inherits permissions from ${value} in context global.`;
+    if (scope === 'user' && name && action === 'permission' && verb === 'set')
+      return `[LP] Set ${value} to true for ${name} in context global.`;
     return '[LP] Running LuckPerms v5.4.131.';
   },
   eco(args, input, world) {
@@ -172,7 +184,8 @@ const plugins: Record<string, Handler> = {
   },
   kit: (args, input) => (args[0] && args[1] ? `Gave kit ${args[0]} to ${args[1]}.` : incomplete(input)),
   broadcast: (args) => `[Broadcast] ${args.join(' ')}`,
-  points: (args, input) => (args[0] === 'give' && args[1] && args[2] ? `Successfully gave ${args[2]} points to ${args[1]}.` : incomplete(input)),
+  points: (args, input) =>
+    args[0] === 'give' && args[1] && args[2] ? `Successfully gave ${args[2]} points to ${args[1]}.` : incomplete(input),
   pex: (args) => (args[0] === 'user' && args[1] ? `User ${args[1]} added to group ${args.at(-1)}` : 'PermissionsEx 1.23.4'),
 };
 plugins.luckperms = plugins.lp!;

@@ -54,7 +54,10 @@ export function runPalworldCommand(line: string, players: SimPlayers): SimAnswer
   switch (root.toLowerCase()) {
     case 'showplayers':
       return {
-        text: ['name,playeruid,steamid', ...players.list().map((name) => `${name},${BigInt(fakeSteamId64(name)) % 4294967296n},${fakeSteamId64(name)}`)]
+        text: [
+          'name,playeruid,steamid',
+          ...players.list().map((name) => `${name},${BigInt(fakeSteamId64(name)) % 4294967296n},${fakeSteamId64(name)}`),
+        ]
           .join('\n')
           .concat('\n'),
       };

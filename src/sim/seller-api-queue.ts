@@ -44,7 +44,8 @@ export interface SimCommand {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type Entry = Mutable<Omit<SimCommand, 'reports'>> & { reports: SimReport[] };
 
-export type PullOutcome = { readonly kind: 'claimed'; readonly id: string; readonly command: unknown } | { readonly kind: 'busy' } | { readonly kind: 'none' };
+export type PullOutcome =
+  { readonly kind: 'claimed'; readonly id: string; readonly command: unknown } | { readonly kind: 'busy' } | { readonly kind: 'none' };
 
 export class CommandQueue {
   readonly #entries: Entry[] = [];
@@ -93,7 +94,10 @@ export class CommandQueue {
     const mine = this.#entries.filter((e) => e.serverId === serverId);
     if (mine.some((e) => e.status === 'PROCESSING')) return { kind: 'busy' };
     const due = mine.find(
-      (e) => e.status === 'SCHEDULED' && e.executeAt <= now && (e.offlineExecute || (e.player !== undefined && online.has(e.player.trim().toLowerCase()))),
+      (e) =>
+        e.status === 'SCHEDULED' &&
+        e.executeAt <= now &&
+        (e.offlineExecute || (e.player !== undefined && online.has(e.player.trim().toLowerCase()))),
     );
     if (!due) return { kind: 'none' };
     due.status = 'PROCESSING';

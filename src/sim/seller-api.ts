@@ -150,7 +150,9 @@ async function readRequestBody(req: IncomingMessage): Promise<string> {
 export async function startSellerApi(options: SellerApiOptions = {}): Promise<FakeSellerApi> {
   const clock = options.clock ?? systemClock;
   const tokens = new Map<string, readonly string[]>(Object.entries(options.tokens ?? { [SIM_TOKEN]: [EXECUTE, SERVERS_READ] }));
-  const servers = (options.servers ?? [SIM_SERVER_ID]).map((s) => (typeof s === 'string' ? { id: s, name: undefined } : { id: s.id, name: s.name }));
+  const servers = (options.servers ?? [SIM_SERVER_ID]).map((s) =>
+    typeof s === 'string' ? { id: s, name: undefined } : { id: s.id, name: s.name },
+  );
   const known = new Set(servers.map((s) => s.id));
   const windows = new FixedWindows(options.budget?.perWindow ?? 120, options.budget?.windowMs ?? 60_000);
   const queue = new CommandQueue(options.idStart ?? 1n, options.processingTimeoutMs);
@@ -211,7 +213,13 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
   }
 
   /** Authentication, plan, scope, server, rate limit: the order a real API gateway would check. */
-  function gate(found: Matched, req: IncomingMessage, path: string, at: number, record: { violation: boolean }): Answer | { limitHeaders: Record<string, string> } {
+  function gate(
+    found: Matched,
+    req: IncomingMessage,
+    path: string,
+    at: number,
+    record: { violation: boolean },
+  ): Answer | { limitHeaders: Record<string, string> } {
     const auth = req.headers.authorization ?? '';
     const token = /^Bearer (.+)$/.exec(auth)?.[1];
     const scopes = token === undefined ? undefined : tokens.get(token);
@@ -241,7 +249,10 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
 
   function send(res: ServerResponse, answer: Answer): void {
     if (res.destroyed) return;
-    res.writeHead(answer.status, answer.body === undefined ? answer.headers : { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) });
+    res.writeHead(
+      answer.status,
+      answer.body === undefined ? answer.headers : { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) },
+    );
     res.end(answer.body);
   }
 
@@ -258,7 +269,10 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
     }
     const found = match(req.method ?? 'GET', path);
     if (found === undefined || found === 'method') {
-      const answer = found === 'method' ? problem(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here`, path) : problem(404, 'NOT_FOUND', `no route ${path}`, path);
+      const answer =
+        found === 'method'
+          ? problem(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here`, path)
+          : problem(404, 'NOT_FOUND', `no route ${path}`, path);
       requests.push({ route: 'unknown', serverId: undefined, commandId: undefined, at, status: answer.status });
       send(res, answer);
       return;
@@ -294,7 +308,9 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
       return;
     }
     if (fault === '500' || fault === '503') {
-      const answer = withLimits(problem(Number(fault), fault === '500' ? 'INTERNAL_ERROR' : 'SERVICE_UNAVAILABLE', 'simulated failure', path));
+      const answer = withLimits(
+        problem(Number(fault), fault === '500' ? 'INTERNAL_ERROR' : 'SERVICE_UNAVAILABLE', 'simulated failure', path),
+      );
       finish(answer.status, fault);
       send(res, answer);
       return;
@@ -323,7 +339,17 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
       found.route === 'pull'
         ? handlePull(found.serverId, body, req, path)
         : found.route === 'servers'
-          ? json(200, JSON.stringify(servers.map((s) => ({ id: s.id, name: s.name ?? `server ${s.id.slice(0, 8)}`, type: 'RCON', createdAt: '2024-01-01T00:00:00Z' }))))
+          ? json(
+              200,
+              JSON.stringify(
+                servers.map((s) => ({
+                  id: s.id,
+                  name: s.name ?? `server ${s.id.slice(0, 8)}`,
+                  type: 'RCON',
+                  createdAt: '2024-01-01T00:00:00Z',
+                })),
+              ),
+            )
           : handleReport(found.route, found.serverId, found.commandId, body, req, path),
     );
     if (typeof fault === 'object' && 'headers' in fault) Object.assign(answer.headers, fault.headers);

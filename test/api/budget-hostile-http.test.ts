@@ -141,7 +141,9 @@ describe('Budget over HTTP against hostile headers', () => {
   });
 
   test('retryAfterSeconds in the body counts too: the longer of header and body', async () => {
-    const { arrivals } = await drive(5, () => tooMany({ 'retry-after': '0' }, JSON.stringify({ status: 429, code: 'RATE_LIMIT_ERROR', retryAfterSeconds: 7 })));
+    const { arrivals } = await drive(5, () =>
+      tooMany({ 'retry-after': '0' }, JSON.stringify({ status: 429, code: 'RATE_LIMIT_ERROR', retryAfterSeconds: 7 })),
+    );
     for (const gap of gapsAfter429(arrivals)) assert.ok(gap >= 7_000, `a call ${gap} ms after a 429`);
   });
 

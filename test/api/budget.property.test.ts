@@ -143,14 +143,21 @@ describe('Budget: properties under any sequence of answers, 429s and clock moves
     );
   });
 
-  test('alone against the platform\'s fixed windows, with any latency: never a 429, and the budget is used', () => {
+  test("alone against the platform's fixed windows, with any latency: never a 429, and the budget is used", () => {
     fc.assert(
       fc.property(
         fc.record({ perWindow: fc.integer({ min: 1, max: 30 }), windowMs: fc.integer({ min: 200, max: 5_000 }) }),
-        fc.array(fc.record({ think: fc.integer({ min: 0, max: 50 }), there: fc.integer({ min: 0, max: 60 }), back: fc.integer({ min: 0, max: 60 }) }), {
-          minLength: 50,
-          maxLength: 400,
-        }),
+        fc.array(
+          fc.record({
+            think: fc.integer({ min: 0, max: 50 }),
+            there: fc.integer({ min: 0, max: 60 }),
+            back: fc.integer({ min: 0, max: 60 }),
+          }),
+          {
+            minLength: 50,
+            maxLength: 400,
+          },
+        ),
         ({ perWindow, windowMs }, calls) => {
           const clock = new FakeClock();
           const budget = new Budget({ perWindow, windowMs, share: 1 }, clock);
@@ -169,7 +176,10 @@ describe('Budget: properties under any sequence of answers, 429s and clock moves
           // Each window's calls can be late by one round trip and the think time: never by more.
           const slowest = Math.max(...calls.map((c) => c.think + c.there + c.back));
           const windows = Math.ceil(calls.length / perWindow) - 1;
-          assert.ok(clock.now() - started <= windows * (windowMs + slowest) + calls.length * slowest, 'porter was held back beyond its budget');
+          assert.ok(
+            clock.now() - started <= windows * (windowMs + slowest) + calls.length * slowest,
+            'porter was held back beyond its budget',
+          );
         },
       ),
       { seed: SEED, numRuns: 150 },

@@ -81,7 +81,7 @@ describe('Budget: own count per rolling window', () => {
     assert.equal(drain(b, 'fail'), 3);
   });
 
-  test('share: at most floor(perWindow × share) of porter\'s own calls per window', () => {
+  test("share: at most floor(perWindow × share) of porter's own calls per window", () => {
     assert.equal(drain(budget({ perWindow: 120, share: 0.5 }).b, 'pull'), 60);
     assert.equal(drain(budget({ perWindow: 10, share: 0.25 }).b, 'pull'), 2);
     assert.equal(drain(budget({ perWindow: 7, share: 0.999 }).b, 'done'), 6);
@@ -90,23 +90,29 @@ describe('Budget: own count per rolling window', () => {
   test('a take the budget does not allow throws and records nothing', () => {
     const { b, clock } = budget({ perWindow: 1, windowMs: 1_000 });
     b.take('pull');
-    assert.throws(() => b.take('pull'), (error: unknown) => error instanceof BudgetExceededError && /not sent/.test(error.message));
+    assert.throws(
+      () => b.take('pull'),
+      (error: unknown) => error instanceof BudgetExceededError && /not sent/.test(error.message),
+    );
     clock.advance(1_000);
     assert.equal(drain(b, 'pull'), 1);
   });
 
   test('a budget that allows no call at all is a configuration error that names the keys', () => {
-    assert.throws(() => budget({ perWindow: 3, share: 0.2 }), (error: unknown) => {
-      assert.ok(error instanceof ConfigError);
-      assert.match(error.message, /api\.budget/);
-      assert.match(error.message, /share/);
-      return true;
-    });
+    assert.throws(
+      () => budget({ perWindow: 3, share: 0.2 }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /api\.budget/);
+        assert.match(error.message, /share/);
+        return true;
+      },
+    );
     assert.throws(() => budget({ perWindow: 10, share: 0 }), ConfigError);
   });
 });
 
-describe('Budget: answers never widen porter\'s own count', () => {
+describe("Budget: answers never widen porter's own count", () => {
   test('a rising X-RateLimit-Remaining never resets the count (two API nodes counting apart: 101, 100, 101, …)', () => {
     const { b, clock } = budget({ perWindow: 120 });
     let sent = 0;
@@ -166,7 +172,7 @@ describe('Budget: X-RateLimit-Remaining', () => {
     assert.equal(drain(b2, 'done'), 2);
   });
 
-  test('remaining 0 waits for the end of porter\'s window', () => {
+  test("remaining 0 waits for the end of porter's window", () => {
     const { b, clock } = budget({ perWindow: 120 });
     b.take('fail');
     clock.advance(200);
@@ -196,10 +202,10 @@ describe('Budget: X-RateLimit-Remaining', () => {
     clock.set(until - 1);
     assert.equal(b.delayFor('pull'), 1);
     clock.set(until);
-    assert.equal(drain(b, 'pull'), 7, 'porter\'s own three later calls still count');
+    assert.equal(drain(b, 'pull'), 7, "porter's own three later calls still count");
   });
 
-  test('headers that only count porter\'s own calls keep the end; more spending elsewhere moves it later', () => {
+  test("headers that only count porter's own calls keep the end; more spending elsewhere moves it later", () => {
     const { b, clock } = budget({ perWindow: 10 });
     b.take('pull');
     b.observe('pull', { remaining: 5 });
@@ -437,7 +443,10 @@ describe('Budget against a model platform', () => {
       clock.advance(Math.floor(random() * 40)); // request latency
       const answer = platformCall(clock.now(), 'porter');
       clock.advance(Math.floor(random() * 40)); // answer latency
-      b.observe('pull', answer.status === 429 ? { remaining: 0, retryAfterMs: answer.retryAfterMs, limited: true } : { remaining: answer.remaining });
+      b.observe(
+        'pull',
+        answer.status === 429 ? { remaining: 0, retryAfterMs: answer.retryAfterMs, limited: true } : { remaining: answer.remaining },
+      );
     }
     return { rateLimited, violations, porterCalls };
   }

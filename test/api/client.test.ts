@@ -177,7 +177,10 @@ describe('checkToken (porter check): proves the token without claiming', () => {
       assert.equal(check.ok, true);
       assert.deepEqual(check.kind === 'valid' ? check.servers?.map((s) => s.id) : undefined, [SIM_SERVER_ID]);
       assert.equal(api.claimedCount, 0);
-      assert.deepEqual(api.requests.map((r) => r.route), ['servers']);
+      assert.deepEqual(
+        api.requests.map((r) => r.route),
+        ['servers'],
+      );
     } finally {
       await client.close();
       await api.close();

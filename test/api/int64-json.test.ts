@@ -9,7 +9,8 @@ describe('readTopLevelId', () => {
   });
 
   test('skips "id" inside strings and nested objects and arrays', () => {
-    const text = '{ "note": "\\"id\\": 5, {\\"id\\":6}", "meta": {"id": 1, "x": [{"id": 2}, "}"]}, "list": [3, {"id": 4}], "id" : 12345678901234567890 , "command": "id"}';
+    const text =
+      '{ "note": "\\"id\\": 5, {\\"id\\":6}", "meta": {"id": 1, "x": [{"id": 2}, "}"]}, "list": [3, {"id": 4}], "id" : 12345678901234567890 , "command": "id"}';
     JSON.parse(text);
     assert.deepEqual(readTopLevelId(text), { kind: 'number', text: '12345678901234567890' });
   });

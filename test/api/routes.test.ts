@@ -30,14 +30,20 @@ test('values are URL-encoded and the base URL path is kept as a prefix', () => {
 
 test('a pull template with {id} is a configuration error naming api.routes', () => {
   const routes = createRoutePaths({ ...defaults, pull: '/p/{id}' }, parseBaseUrl('https://a.example'));
-  assert.throws(() => routes.pull('s'), (error: unknown) => error instanceof ConfigError && /api\.routes/.test(error.message));
+  assert.throws(
+    () => routes.pull('s'),
+    (error: unknown) => error instanceof ConfigError && /api\.routes/.test(error.message),
+  );
 });
 
 test('plain http is refused except to loopback', () => {
   for (const url of ['http://127.0.0.1:8080', 'http://localhost:1', 'http://[::1]:9', 'https://seller.example.com']) {
     assert.doesNotThrow(() => parseBaseUrl(url), url);
   }
-  assert.throws(() => parseBaseUrl('http://seller.example.com'), (error: unknown) => error instanceof ConfigError && /api\.baseUrl.*https/.test(error.message));
+  assert.throws(
+    () => parseBaseUrl('http://seller.example.com'),
+    (error: unknown) => error instanceof ConfigError && /api\.baseUrl.*https/.test(error.message),
+  );
   assert.throws(() => parseBaseUrl('ftp://x'), ConfigError);
   assert.throws(() => parseBaseUrl('not a url'), ConfigError);
 });

@@ -20,7 +20,10 @@ import { apiConfig, assertNoSecret, capturingLogger, silent } from './helpers.js
 
 const UNKNOWN_SERVER = '00000000-0000-4000-8000-000000000000';
 
-function serverApi(client: ApiClient, options: { clock?: Clock; serverId?: string; logger?: ReturnType<typeof silent>; perWindow?: number; windowMs?: number } = {}) {
+function serverApi(
+  client: ApiClient,
+  options: { clock?: Clock; serverId?: string; logger?: ReturnType<typeof silent>; perWindow?: number; windowMs?: number } = {},
+) {
   const clock = options.clock ?? systemClock;
   const budget = new Budget({ perWindow: options.perWindow ?? 120, windowMs: options.windowMs ?? 60_000, share: 1 }, clock);
   return createServerApi({ client, serverId: options.serverId ?? SIM_SERVER_ID, budget, clock, logger: options.logger ?? silent() });
@@ -170,10 +173,12 @@ describe('ServerApi: typed errors never carry the token', () => {
   async function pullError(token: string, serverId = SIM_SERVER_ID): Promise<unknown> {
     const client = createApiClient(apiConfig(api.url, { token }), { logger: silent() });
     try {
-      return await serverApi(client, { serverId }).pull([]).then(
-        () => assert.fail('expected an error'),
-        (e: unknown) => e,
-      );
+      return await serverApi(client, { serverId })
+        .pull([])
+        .then(
+          () => assert.fail('expected an error'),
+          (e: unknown) => e,
+        );
     } finally {
       await client.close();
     }
@@ -236,7 +241,12 @@ describe('ServerApi: typed errors never carry the token', () => {
     api.inject('pull', {
       status: 401,
       contentType: 'application/problem+json',
-      body: JSON.stringify({ status: 401, code: 'INVALID_INTEGRATION_TOKEN', detail: `token ${SIM_TOKEN} is not valid`, traceId: SIM_TOKEN }),
+      body: JSON.stringify({
+        status: 401,
+        code: 'INVALID_INTEGRATION_TOKEN',
+        detail: `token ${SIM_TOKEN} is not valid`,
+        traceId: SIM_TOKEN,
+      }),
     });
     const echoed = await pullError(SIM_TOKEN);
     assert.ok(echoed instanceof InvalidTokenError);
@@ -391,7 +401,12 @@ describe('ServerApi: the claim gap warning', () => {
       assert.equal(s.stats().pulls.busy204, 4);
 
       // The seller settles the stuck command; the next pull claims and closes the gap.
-      await client.send({ method: 'POST', path: client.routes.fail(SIM_SERVER_ID, lostId), json: { error: 'dashboard' }, context: { route: 'fail' } });
+      await client.send({
+        method: 'POST',
+        path: client.routes.fail(SIM_SERVER_ID, lostId),
+        json: { error: 'dashboard' },
+        context: { route: 'fail' },
+      });
       const next = await s.pull([]);
       assert.equal(next.kind, 'claimed');
       assert.equal(s.stats().claimGapOpen, false);

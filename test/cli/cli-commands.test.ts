@@ -43,7 +43,13 @@ function config(name: string, overrides: { token?: string; password?: string; po
         {
           id: overrides.serverId ?? SIM_SERVER_ID,
           name: 'survival',
-          executor: { type: 'rcon', host: '127.0.0.1', port: overrides.port ?? game.port, password: overrides.password ?? PASSWORD, connectTimeoutMs: 2000 },
+          executor: {
+            type: 'rcon',
+            host: '127.0.0.1',
+            port: overrides.port ?? game.port,
+            password: overrides.password ?? PASSWORD,
+            connectTimeoutMs: 2000,
+          },
         },
       ],
       stateDir: join(dir, `state-${name}`),
@@ -54,7 +60,10 @@ function config(name: string, overrides: { token?: string; password?: string; po
 
 async function porter(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { timeout: 30_000, env: { ...process.env, PORTER_API_TOKEN: '', PORTER_RCON_PASSWORD: '' } });
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+      timeout: 30_000,
+      env: { ...process.env, PORTER_API_TOKEN: '', PORTER_RCON_PASSWORD: '' },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -76,7 +85,10 @@ describe('porter check', () => {
     assert.equal(result.code, 0, result.stdout + result.stderr);
     const marks = result.stdout.split('\n').filter((line) => /^[✔✖]/.test(line));
     assert.ok(marks.length >= 4, result.stdout);
-    assert.ok(marks.every((line) => line.startsWith('✔')), result.stdout);
+    assert.ok(
+      marks.every((line) => line.startsWith('✔')),
+      result.stdout,
+    );
     assert.match(result.stdout, /RCON \(minecraft\) login to 127\.0\.0\.1:\d+ accepted/);
     assert.match(result.stdout, /2 online: steve, alex_2/);
     assert.match(result.stdout, /API token accepted/);
@@ -124,7 +136,13 @@ describe('porter check', () => {
 
   test('an invalid config: ✖ naming the key path, exit 78', async () => {
     const path = join(dir, 'invalid.json');
-    writeFileSync(path, JSON.stringify({ api: { baseUrl: api.url, token: SIM_TOKEN }, servers: [{ id: SIM_SERVER_ID, executor: { type: 'rcon', port: 'x', password: PASSWORD } }] }));
+    writeFileSync(
+      path,
+      JSON.stringify({
+        api: { baseUrl: api.url, token: SIM_TOKEN },
+        servers: [{ id: SIM_SERVER_ID, executor: { type: 'rcon', port: 'x', password: PASSWORD } }],
+      }),
+    );
     const result = await porter('check', '-c', path);
     assert.equal(result.code, 78);
     assert.match(result.stdout, /servers\[0\]\.executor\.port/);

@@ -38,8 +38,16 @@ const refused: Array<[string, ConfigEdit, RegExp]> = [
     (config) => Object.assign(config.servers[0]!, { commandPolicy: { deny: ['/[unclosed/'] } }),
     /servers\[0\]\.commandPolicy\.deny\[0\]: not a valid regular expression/,
   ],
-  ['health.listen on port 99999', (config) => Object.assign(config, { health: { listen: '127.0.0.1:99999' } }), /health\.listen: expected host:port/],
-  ['a budget share of 0', (config) => (config.api.budget = { share: 0 }), /api\.budget: perWindow \(120\) × share \(0\) allows no call at all/],
+  [
+    'health.listen on port 99999',
+    (config) => Object.assign(config, { health: { listen: '127.0.0.1:99999' } }),
+    /health\.listen: expected host:port/,
+  ],
+  [
+    'a budget share of 0',
+    (config) => (config.api.budget = { share: 0 }),
+    /api\.budget: perWindow \(120\) × share \(0\) allows no call at all/,
+  ],
 ];
 
 describe('porter check and porter run agree (real CLI)', () => {
@@ -85,12 +93,19 @@ describe('start-up warnings (real CLI)', () => {
         assert.equal(checked.code, 0, checked.tail);
         const warnings = checked.stdout.split('\n').filter((line) => line.startsWith('! '));
         assert.equal(warnings.length, 2, checked.stdout);
-        assert.match(warnings[0]!, new RegExp(`^! ${bed.configPath} holds api\\.token and servers\\[0\\]\\.executor\\.password and other users can read it \\(mode 0644\\): chmod 600`));
+        assert.match(
+          warnings[0]!,
+          new RegExp(
+            `^! ${bed.configPath} holds api\\.token and servers\\[0\\]\\.executor\\.password and other users can read it \\(mode 0644\\): chmod 600`,
+          ),
+        );
         assert.match(warnings[1]!, new RegExp(`^! health\\.listen 0\\.0\\.0\\.0:0 in ${bed.configPath} is not a loopback address`));
 
         const porter = bed.spawnPorter();
         await porter.waitForLog(/^porter started$/);
-        const logged = porter.lines.filter((line) => line.level === 'warn' && /other users can read it|is not a loopback address/.test(String(line.msg)));
+        const logged = porter.lines.filter(
+          (line) => line.level === 'warn' && /other users can read it|is not a loopback address/.test(String(line.msg)),
+        );
         assert.equal(logged.length, 2, porter.tail());
         porter.kill('SIGTERM');
         assert.equal((await porter.waitExit()).code, 0, porter.tail());
@@ -104,7 +119,10 @@ describe('start-up warnings (real CLI)', () => {
       async (bed) => {
         const checked = await check(bed);
         assert.equal(checked.code, 0, checked.tail);
-        assert.deepEqual(checked.stdout.split('\n').filter((line) => line.startsWith('! ')), []);
+        assert.deepEqual(
+          checked.stdout.split('\n').filter((line) => line.startsWith('! ')),
+          [],
+        );
       },
     );
   });

@@ -35,8 +35,18 @@ const cases: Array<[string, Setup, RegExp, string | false]> = [
     /stateDir \S+state-file is a file, not a directory: move the file away/,
     false,
   ],
-  ['a directory even root cannot write (/sys/kernel)', () => '/sys/kernel', /stateDir \/sys\/kernel is not usable: porter's user \(uid \d+\) may not create files in \/sys\/kernel \(EACCES\)/, sysfs],
-  ['a parent that cannot be created in (/sys)', () => '/sys/porter/state', /stateDir \/sys\/porter\/state cannot be created: .* may not create files in \/sys \(EPERM\)/, sysfs],
+  [
+    'a directory even root cannot write (/sys/kernel)',
+    () => '/sys/kernel',
+    /stateDir \/sys\/kernel is not usable: porter's user \(uid \d+\) may not create files in \/sys\/kernel \(EACCES\)/,
+    sysfs,
+  ],
+  [
+    'a parent that cannot be created in (/sys)',
+    () => '/sys/porter/state',
+    /stateDir \/sys\/porter\/state cannot be created: .* may not create files in \/sys \(EPERM\)/,
+    sysfs,
+  ],
   [
     'a path under /proc (a recursive mkdir would spin there forever)',
     () => '/proc/self/porter-state',

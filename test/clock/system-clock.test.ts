@@ -21,7 +21,7 @@ describe('systemClock.now: monotonic whatever the wall clock does', () => {
     const before = systemClock.now();
     const wall = mock.method(Date, 'now', () => before - 3_600_000);
     try {
-      assert.ok(systemClock.now() >= before, 'a step backwards must not take porter\'s time back');
+      assert.ok(systemClock.now() >= before, "a step backwards must not take porter's time back");
       wall.mock.mockImplementation(() => before + 86_400_000);
       assert.ok(systemClock.now() < before + 60_000, 'a step forwards must not let a window end early');
     } finally {

@@ -34,7 +34,9 @@ async function assembleAsRunDoes(config: Config): Promise<void> {
   try {
     if (config.health) parseListen(config.health.listen);
     const journal = new Journal(stateDir);
-    const parts = config.servers.map((server) => buildServer(server, { config, client, journal, clock: systemClock, logger, scrub: (text) => text }));
+    const parts = config.servers.map((server) =>
+      buildServer(server, { config, client, journal, clock: systemClock, logger, scrub: (text) => text }),
+    );
     await Promise.all(parts.map((part) => part.executor.close()));
   } finally {
     await client.close();
@@ -55,7 +57,11 @@ const server = (config: RawConfig) => config.servers[0]!;
 
 const refused: Array<[string, Edit, string]> = [
   ['a deny regex that does not compile', (c) => (server(c).commandPolicy = { deny: ['/[unclosed/'] }), 'servers[0].commandPolicy.deny[0]'],
-  ['an allow regex that does not compile', (c) => (server(c).commandPolicy = { allow: ['say', '/(?<x/'] }), 'servers[0].commandPolicy.allow[1]'],
+  [
+    'an allow regex that does not compile',
+    (c) => (server(c).commandPolicy = { allow: ['say', '/(?<x/'] }),
+    'servers[0].commandPolicy.allow[1]',
+  ],
   ['a root-command rule of only blanks', (c) => (server(c).commandPolicy = { deny: ['   '] }), 'servers[0].commandPolicy.deny[0]'],
   ['a rule that is only a slash', (c) => (server(c).commandPolicy = { allow: ['/'] }), 'servers[0].commandPolicy.allow[0]'],
   ['health.listen on a port above 65535', (c) => (c.health = { listen: '127.0.0.1:99999' }), 'health.listen'],
@@ -66,9 +72,17 @@ const refused: Array<[string, Edit, string]> = [
   ['a budget share that allows no call', (c) => (c.api.budget = { share: 0 }), 'api.budget'],
   ['a perWindow × share below one call', (c) => (c.api.budget = { perWindow: 1, share: 0.5 }), 'api.budget'],
   ['a pull route with {id}', (c) => (c.api.routes = { pull: '/p/{serverId}/{id}' }), 'api.routes.pull'],
-  ['a WebRCON host no URL can carry', (c) => (server(c).executor = { type: 'webrcon', host: 'two words', password: PASSWORD }), 'servers[0].executor.host'],
+  [
+    'a WebRCON host no URL can carry',
+    (c) => (server(c).executor = { type: 'webrcon', host: 'two words', password: PASSWORD }),
+    'servers[0].executor.host',
+  ],
   ['a failure pattern that does not compile', (c) => (server(c).failurePatterns = ['(unclosed']), 'servers[0].failurePatterns[0]'],
-  ['a custom player pattern without (?<id>)', (c) => (server(c).players = { preset: 'custom', command: 'who', pattern: '(\\w+)' }), 'servers[0].players.pattern'],
+  [
+    'a custom player pattern without (?<id>)',
+    (c) => (server(c).players = { preset: 'custom', command: 'who', pattern: '(\\w+)' }),
+    'servers[0].players.pattern',
+  ],
 ];
 
 const accepted: Array<[string, Edit]> = [
@@ -80,7 +94,10 @@ const accepted: Array<[string, Edit]> = [
   ['health.listen on port 0 (any free port)', (c) => (c.health = { listen: '127.0.0.1:0' })],
   ['health.listen on the highest port', (c) => (c.health = { listen: '[::1]:65535' })],
   ['health.listen on every interface', (c) => (c.health = { listen: '0.0.0.0:9464' })],
-  ['regex and root rules in both lists', (c) => (server(c).commandPolicy = { deny: ['/^op\\b/i', 'whitelist off'], allow: ['/^give \\w+/', 'say'] })],
+  [
+    'regex and root rules in both lists',
+    (c) => (server(c).commandPolicy = { deny: ['/^op\\b/i', 'whitelist off'], allow: ['/^give \\w+/', 'say'] }),
+  ],
   ['a regex rule with g and y flags (dropped)', (c) => (server(c).commandPolicy = { deny: ['/stop/gy'] })],
   ['the smallest budget that allows a call', (c) => (c.api.budget = { perWindow: 2, share: 0.5 })],
   ['custom routes', (c) => (c.api.routes = { pull: '/p/{serverId}', done: '/d/{serverId}/{id}', fail: '/f/{id}' })],
@@ -114,8 +131,32 @@ describe('porter check and porter run agree on a config', () => {
 });
 
 describe('one definition of loopback', () => {
-  const loopback = ['127.0.0.1', '127.255.0.9', '127.1', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '[::ffff:7f00:1]', '::FFFF:127.3.2.1'];
-  const network = ['0.0.0.0', '::', '[::]', '10.0.0.1', '128.0.0.1', '::ffff:10.0.0.1', '::2', 'localhost.example.com', 'example.com', '', 'not a host'];
+  const loopback = [
+    '127.0.0.1',
+    '127.255.0.9',
+    '127.1',
+    'localhost',
+    'LOCALHOST',
+    '::1',
+    '[::1]',
+    '0:0:0:0:0:0:0:1',
+    '::ffff:127.0.0.1',
+    '[::ffff:7f00:1]',
+    '::FFFF:127.3.2.1',
+  ];
+  const network = [
+    '0.0.0.0',
+    '::',
+    '[::]',
+    '10.0.0.1',
+    '128.0.0.1',
+    '::ffff:10.0.0.1',
+    '::2',
+    'localhost.example.com',
+    'example.com',
+    '',
+    'not a host',
+  ];
 
   for (const host of loopback) {
     test(`loopback: ${host}`, () => assert.equal(isLoopbackHost(host), true));
@@ -126,8 +167,12 @@ describe('one definition of loopback', () => {
 
   test('the schema and the API client accept and refuse the same base URLs', async () => {
     const urls = [
-      ...loopback.filter((host) => host !== '').map((host) => `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:8080`),
-      ...network.filter((host) => !['', 'not a host', '::', '[::]'].includes(host)).map((host) => `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}`),
+      ...loopback
+        .filter((host) => host !== '')
+        .map((host) => `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:8080`),
+      ...network
+        .filter((host) => !['', 'not a host', '::', '[::]'].includes(host))
+        .map((host) => `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}`),
       'https://seller.example.com',
       'http://user:pw@127.0.0.1',
       'https://seller.example.com/?x=1',
@@ -150,7 +195,20 @@ describe('one definition of loopback', () => {
   });
 
   test('the schema and the health server accept and refuse the same listen addresses', async () => {
-    const addresses = ['127.0.0.1:9464', '[::1]:0', 'localhost:80', '[::ffff:127.0.0.1]:1', '0.0.0.0:65535', '127.0.0.1:65536', '9464', ':9464', '::1:9464', 'host:port', '[::1]', '1.2.3.4:123456'];
+    const addresses = [
+      '127.0.0.1:9464',
+      '[::1]:0',
+      'localhost:80',
+      '[::ffff:127.0.0.1]:1',
+      '0.0.0.0:65535',
+      '127.0.0.1:65536',
+      '9464',
+      ':9464',
+      '::1:9464',
+      'host:port',
+      '[::1]',
+      '1.2.3.4:123456',
+    ];
     for (const listen of addresses) {
       const schema = await parseConfig(minimal({ health: { listen } }), '/srv', {}).then(
         () => true,
@@ -164,7 +222,11 @@ describe('one definition of loopback', () => {
           return false;
         }
       })();
-      assert.equal(server, schema, `${listen}: the config schema says ${schema ? 'yes' : 'no'}, the health server ${server ? 'yes' : 'no'}`);
+      assert.equal(
+        server,
+        schema,
+        `${listen}: the config schema says ${schema ? 'yes' : 'no'}, the health server ${server ? 'yes' : 'no'}`,
+      );
     }
   });
 });

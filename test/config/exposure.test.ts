@@ -30,7 +30,11 @@ describe('warnings about exposed secrets and endpoints', () => {
 
   describe('a secret inline in the config file', () => {
     test('an API token in a file others can read: one warning naming the file, its mode and the fix', async () => {
-      const path = await write('readable-token.json', minimal({ servers: [{ id: SERVER_ID, executor: { type: 'script', exec: ['/bin/true'] } }] }), 0o644);
+      const path = await write(
+        'readable-token.json',
+        minimal({ servers: [{ id: SERVER_ID, executor: { type: 'script', exec: ['/bin/true'] } }] }),
+        0o644,
+      );
       const warnings = await warningsOf(path);
       assert.equal(warnings.length, 1, warnings.join('\n'));
       assert.match(warnings[0]!, new RegExp(`^${path} holds api\\.token and other users can read it \\(mode 0644\\): chmod 600 ${path}`));
@@ -47,9 +51,16 @@ describe('warnings about exposed secrets and endpoints', () => {
     });
 
     test('the token is still in the file when PORTER_API_TOKEN overrides it: still a warning', async () => {
-      const path = await write('overridden.json', minimal({ servers: [{ id: SERVER_ID, executor: { type: 'script', exec: ['/bin/true'] } }] }), 0o644);
+      const path = await write(
+        'overridden.json',
+        minimal({ servers: [{ id: SERVER_ID, executor: { type: 'script', exec: ['/bin/true'] } }] }),
+        0o644,
+      );
       const warnings = await warningsOf(path, { PORTER_API_TOKEN: 'gci_from_env_1234' });
-      assert.ok(warnings.some((w) => w.startsWith(`${path} holds api.token`)), warnings.join('\n'));
+      assert.ok(
+        warnings.some((w) => w.startsWith(`${path} holds api.token`)),
+        warnings.join('\n'),
+      );
     });
 
     test('mode 0600: no warning', async () => {
@@ -75,22 +86,40 @@ describe('warnings about exposed secrets and endpoints', () => {
   describe('a secret file others can read', () => {
     test('api.tokenFile readable by others: one warning naming the key, the file, its mode and the fix', async () => {
       const token = await write('secrets/token-open', `${TOKEN}\n`, 0o644);
-      const path = await write('token-file.json', minimal({ api: { baseUrl: 'https://seller.example.com', tokenFile: token }, servers: [{ id: SERVER_ID, executor: { type: 'script', exec: ['/bin/true'] } }] }), 0o600);
-      assert.deepEqual(await warningsOf(path), [`api.tokenFile: ${token} can be read by other users (mode 0644): chmod 600 ${token} (owned by the user porter runs as)`]);
+      const path = await write(
+        'token-file.json',
+        minimal({
+          api: { baseUrl: 'https://seller.example.com', tokenFile: token },
+          servers: [{ id: SERVER_ID, executor: { type: 'script', exec: ['/bin/true'] } }],
+        }),
+        0o600,
+      );
+      assert.deepEqual(await warningsOf(path), [
+        `api.tokenFile: ${token} can be read by other users (mode 0644): chmod 600 ${token} (owned by the user porter runs as)`,
+      ]);
     });
 
-    test('passwordFile readable by the group: a warning naming the server\'s key', async () => {
+    test("passwordFile readable by the group: a warning naming the server's key", async () => {
       const secret = await write('secrets/rcon-group', `${PASSWORD}\n`, 0o640);
-      const path = await write('password-file.json', minimal({ servers: [{ id: SERVER_ID, executor: { type: 'rcon', passwordFile: secret } }] }), 0o600);
+      const path = await write(
+        'password-file.json',
+        minimal({ servers: [{ id: SERVER_ID, executor: { type: 'rcon', passwordFile: secret } }] }),
+        0o600,
+      );
       const warnings = await warningsOf(path);
-      assert.deepEqual(warnings, [`servers[0].executor.passwordFile: ${secret} can be read by other users (mode 0640): chmod 600 ${secret} (owned by the user porter runs as)`]);
+      assert.deepEqual(warnings, [
+        `servers[0].executor.passwordFile: ${secret} can be read by other users (mode 0640): chmod 600 ${secret} (owned by the user porter runs as)`,
+      ]);
     });
 
     test('a file systemd passes in as a credential is private to the service: no warning', async () => {
       await write('creds/api-token', `${TOKEN}\n`, 0o644);
       const path = await write(
         'credential.json',
-        { api: { baseUrl: 'https://seller.example.com', tokenFile: '$CREDENTIALS_DIRECTORY/api-token' }, servers: [{ id: SERVER_ID, executor: { type: 'script', exec: ['/bin/true'] } }] },
+        {
+          api: { baseUrl: 'https://seller.example.com', tokenFile: '$CREDENTIALS_DIRECTORY/api-token' },
+          servers: [{ id: SERVER_ID, executor: { type: 'script', exec: ['/bin/true'] } }],
+        },
         0o600,
       );
       assert.deepEqual(await warningsOf(path, { CREDENTIALS_DIRECTORY: `${dir.path}/creds` }), []);
@@ -103,7 +132,10 @@ describe('warnings about exposed secrets and endpoints', () => {
         const path = await write('listen-open.json', minimal({ health: { listen } }), 0o600);
         const warnings = await warningsOf(path);
         assert.equal(warnings.length, 1, warnings.join('\n'));
-        assert.match(warnings[0]!, new RegExp(`^health\\.listen ${listen.replace(/[[\]().]/g, '\\$&')} in ${path} is not a loopback address: /healthz and /metrics`));
+        assert.match(
+          warnings[0]!,
+          new RegExp(`^health\\.listen ${listen.replace(/[[\]().]/g, '\\$&')} in ${path} is not a loopback address: /healthz and /metrics`),
+        );
         assert.match(warnings[0]!, /use 127\.0\.0\.1:9464 unless a scraper on another host needs it/);
       });
     }

@@ -78,7 +78,11 @@ describe('choosing the config file', () => {
     for (const env of [{}, { PORTER_CONFIG: '' }]) {
       assert.throws(
         () => configPathFrom(undefined, env),
-        (error: unknown) => error instanceof Error && (error as { exitCode?: number }).exitCode === 78 && /-c FILE/.test(error.message) && /PORTER_CONFIG/.test(error.message),
+        (error: unknown) =>
+          error instanceof Error &&
+          (error as { exitCode?: number }).exitCode === 78 &&
+          /-c FILE/.test(error.message) &&
+          /PORTER_CONFIG/.test(error.message),
       );
     }
   });

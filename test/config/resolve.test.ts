@@ -13,7 +13,7 @@ async function onlyServer(serverExtra: Record<string, unknown>): Promise<Resolve
 }
 
 describe('relative paths', () => {
-  test('stateDir resolves against the config file\'s folder; an absolute one is kept', async () => {
+  test("stateDir resolves against the config file's folder; an absolute one is kept", async () => {
     assert.equal((await parseConfig(minimal(), BASE, {})).stateDir, '/etc/porter/state');
     assert.equal((await parseConfig(minimal({ stateDir: '../var/porter' }), BASE, {})).stateDir, '/etc/var/porter');
     assert.equal((await parseConfig(minimal({ stateDir: '/var/lib/porter' }), BASE, {})).stateDir, '/var/lib/porter');

@@ -144,10 +144,12 @@ describe('secrets', () => {
       });
       const config = await load(raw, { PORTER_RCON_PASSWORD: 'pw-from-env' });
       assert.deepEqual(config.servers.map(passwordFromServer), ['pw-from-env', 'pw-from-env']);
-      assert.deepEqual(config.warnings, ['PORTER_RCON_PASSWORD is set in the environment and overrides servers[0].executor.passwordFile from the configuration file']);
+      assert.deepEqual(config.warnings, [
+        'PORTER_RCON_PASSWORD is set in the environment and overrides servers[0].executor.passwordFile from the configuration file',
+      ]);
     });
 
-    test('a missing password names the server\'s key and every way to provide it', async () => {
+    test("a missing password names the server's key and every way to provide it", async () => {
       const error = await configError(load(rcon({})));
       assert.match(error.message, /servers\[0\]\.executor\.password is missing/);
       assert.match(error.message, /servers\[0\]\.executor\.passwordFile/);

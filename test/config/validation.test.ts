@@ -51,7 +51,7 @@ describe('schema problems', () => {
     assert.deepEqual(problems, ['poll.zzz: unknown key (allowed keys here: idleMs)']);
   });
 
-  test('unknown keys inside a script executor suggest from that executor\'s keys', async () => {
+  test("unknown keys inside a script executor suggest from that executor's keys", async () => {
     const problems = await problemsOf(minimal({ servers: [server({ type: 'script', exec: ['/bin/true'], timeoutMS: 5 })] }));
     assert.deepEqual(problems, ['servers[0].executor.timeoutMS: unknown key (did you mean "timeoutMs"?)']);
   });
@@ -73,7 +73,7 @@ describe('schema problems', () => {
     assert.deepEqual(problems, ['log.level: expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent"']);
   });
 
-  test('the schema\'s own messages are kept', async () => {
+  test("the schema's own messages are kept", async () => {
     const problems = await problemsOf(minimal({ servers: [{ id: 'my-server', executor: { type: 'rcon', password: PASSWORD } }] }));
     assert.deepEqual(problems, ['servers[0].id: expected the server UUID from the store dashboard (8-4-4-4-12 hex digits)']);
   });
@@ -112,7 +112,12 @@ describe('schema problems', () => {
 
   test('duplicate server ids are refused, whatever their case', async () => {
     const problems = await problemsOf(
-      minimal({ servers: [server({ type: 'rcon', password: PASSWORD }), { id: SERVER_ID.toUpperCase(), executor: { type: 'rcon', password: PASSWORD } }] }),
+      minimal({
+        servers: [
+          server({ type: 'rcon', password: PASSWORD }),
+          { id: SERVER_ID.toUpperCase(), executor: { type: 'rcon', password: PASSWORD } },
+        ],
+      }),
     );
     assert.deepEqual(problems, ['servers[1].id: the same server id as servers[0].id; each server may appear only once']);
   });
@@ -121,7 +126,10 @@ describe('schema problems', () => {
     const secret = 'gci_do_not_print_me';
     const error = await configError(
       parseConfig(
-        minimal({ api: { baseUrl: 'https://seller.example.com', token: 12345, tokenFile: [secret] }, servers: [server({ type: 'rcon', password: { value: secret } })] }),
+        minimal({
+          api: { baseUrl: 'https://seller.example.com', token: 12345, tokenFile: [secret] },
+          servers: [server({ type: 'rcon', password: { value: secret } })],
+        }),
         '/srv',
         {},
       ),
@@ -144,7 +152,15 @@ describe('api.baseUrl', () => {
     });
   }
 
-  for (const url of ['http://127.0.0.1:8080', 'http://127.9.8.7', 'http://localhost:3000/prefix', 'http://LOCALHOST', 'http://[::1]:8080', 'http://[::ffff:127.0.0.1]/', 'https://seller.example.com']) {
+  for (const url of [
+    'http://127.0.0.1:8080',
+    'http://127.9.8.7',
+    'http://localhost:3000/prefix',
+    'http://LOCALHOST',
+    'http://[::1]:8080',
+    'http://[::ffff:127.0.0.1]/',
+    'https://seller.example.com',
+  ]) {
     test(`is accepted: ${url}`, async () => {
       const config = await parseConfig(withUrl(url), '/srv', {});
       assert.equal(config.api.baseUrl, url);
@@ -153,10 +169,12 @@ describe('api.baseUrl', () => {
 
   test('credentials inside the URL are refused without echoing them', async () => {
     const problems = await problemsOf(withUrl('https://user:hunter22@seller.example.com'));
-    assert.deepEqual(problems, ['api.baseUrl: must not contain a user name or password; the API token goes in api.token, api.tokenFile or PORTER_API_TOKEN']);
+    assert.deepEqual(problems, [
+      'api.baseUrl: must not contain a user name or password; the API token goes in api.token, api.tokenFile or PORTER_API_TOKEN',
+    ]);
   });
 
-  test('a URL that is not http(s) keeps the schema\'s message', async () => {
+  test("a URL that is not http(s) keeps the schema's message", async () => {
     const problems = await problemsOf(withUrl('ftp://seller.example.com'));
     assert.deepEqual(problems, ['api.baseUrl: expected an http(s) URL such as https://seller.example.com']);
   });

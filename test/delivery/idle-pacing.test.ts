@@ -5,7 +5,17 @@ import { idleDelay } from '../../src/delivery/idle-pacing.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 function pull(over: Partial<RouteBudgetSnapshot>): RouteBudgetSnapshot {
-  return { remaining: 120, used: 0, cap: 120, apiRemaining: undefined, windowEndsAt: 60_000, blockedUntil: undefined, delayMs: 0, windowMs: 60_000, ...over };
+  return {
+    remaining: 120,
+    used: 0,
+    cap: 120,
+    apiRemaining: undefined,
+    windowEndsAt: 60_000,
+    blockedUntil: undefined,
+    delayMs: 0,
+    windowMs: 60_000,
+    ...over,
+  };
 }
 
 describe('idle pacing', () => {

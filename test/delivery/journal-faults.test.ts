@@ -35,7 +35,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 const plan = fc.record({
   steps: fc.array(step, { minLength: 1, maxLength: 40 }),
-  failAt: fc.uniqueArray(fc.tuple(fc.nat({ max: 120 }), fc.constantFrom('ENOSPC', 'EIO', 'EROFS')), { selector: ([at]) => at, maxLength: 6 }),
+  failAt: fc.uniqueArray(fc.tuple(fc.nat({ max: 120 }), fc.constantFrom('ENOSPC', 'EIO', 'EROFS')), {
+    selector: ([at]) => at,
+    maxLength: 6,
+  }),
   dieAt: fc.option(fc.nat({ max: 150 }), { nil: undefined }),
   tornFraction: fc.double({ min: 0, max: 1, noNaN: true }),
 });
@@ -131,7 +134,8 @@ describe('journal under disk faults and crashes (property)', () => {
               assert.deepEqual(reopened.recall(SERVER, id, 4)?.kind, 'settled', `command ${id}: settled but not remembered`);
               continue;
             }
-            if (t.claimDurable && !t.settled) assert.ok(entry, `command ${id}: its claim was durable and it was never settled, yet it is lost`);
+            if (t.claimDurable && !t.settled)
+              assert.ok(entry, `command ${id}: its claim was durable and it was never settled, yet it is lost`);
             if (entry && t.outcomeDurable) assert.deepEqual(entry.outcome, t.outcome, `command ${id}: its durable outcome was lost`);
           }
           for (const id of owed.keys()) assert.ok(told.has(id), `command ${id} owed but never claimed`);

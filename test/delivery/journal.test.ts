@@ -21,7 +21,9 @@ describe('journal', () => {
     const dir = stateDir();
     new Journal(dir).claim(server, '9007199254740993', 'give Steve diamond 1', 1000);
     const reopened = new Journal(dir);
-    assert.deepEqual(reopened.pending(server), [{ serverId: server, id: '9007199254740993', command: 'give Steve diamond 1', claimedAt: 1000 }]);
+    assert.deepEqual(reopened.pending(server), [
+      { serverId: server, id: '9007199254740993', command: 'give Steve diamond 1', claimedAt: 1000 },
+    ]);
     reopened.settle(server, '9007199254740993', 3);
     assert.deepEqual(reopened.pending(), [], 'settled at once in memory');
     reopened.flush();
@@ -36,7 +38,10 @@ describe('journal', () => {
     journal.settle(server, '1', 3);
     assert.equal(readJournal(dir).length, 1, 'not written yet: a crash now reports it again, which the API answers as already settled');
     journal.claim(server, '2', 'say two', 3);
-    assert.deepEqual(readJournal(dir).map((e) => e.id), ['2']);
+    assert.deepEqual(
+      readJournal(dir).map((e) => e.id),
+      ['2'],
+    );
   });
 
   test('an outcome is kept with its claim and read back after a restart', () => {
@@ -63,7 +68,10 @@ describe('journal', () => {
     const journal = new Journal(dir);
     journal.claim(server, '42', 'give Alex emerald 3', 5);
     const before = listing(dir);
-    assert.deepEqual(readJournal(dir).map((e) => e.id), ['42']);
+    assert.deepEqual(
+      readJournal(dir).map((e) => e.id),
+      ['42'],
+    );
     assert.deepEqual(listing(dir), before, 'readJournal changed the state directory');
   });
 
@@ -74,14 +82,20 @@ describe('journal', () => {
     journal.recordOutcome(server, '1', { result: 'done' }, 2);
     appendFileSync(logOf(dir), '{"op":"claim","serverId":"' + server + '","id":"2","comm');
     const entries = new Journal(dir).pending();
-    assert.deepEqual(entries.map((e) => [e.id, e.outcome?.result]), [['1', 'done']]);
+    assert.deepEqual(
+      entries.map((e) => [e.id, e.outcome?.result]),
+      [['1', 'done']],
+    );
   });
 
   test('zeros where a crash left unwritten data at the end are dropped too', () => {
     const dir = stateDir();
     new Journal(dir).claim(server, '1', 'say one', 1);
     appendFileSync(logOf(dir), Buffer.alloc(300));
-    assert.deepEqual(new Journal(dir).pending().map((e) => e.id), ['1']);
+    assert.deepEqual(
+      new Journal(dir).pending().map((e) => e.id),
+      ['1'],
+    );
   });
 
   test('a damaged line in the middle of the log stops the start with the file and line named, and changes nothing', () => {
@@ -92,12 +106,15 @@ describe('journal', () => {
     const good = readFileSync(log, 'utf8');
     writeFileSync(log, `not json\n${good}`);
     const before = listing(dir);
-    assert.throws(() => new Journal(dir), (error: Error & { code?: string }) => {
-      assert.equal(error.code, 'E_JOURNAL_READ');
-      assert.ok(error.message.includes(`${log} is damaged at line 1`), error.message);
-      assert.match(error.message, /settle them from the store dashboard/);
-      return true;
-    });
+    assert.throws(
+      () => new Journal(dir),
+      (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'E_JOURNAL_READ');
+        assert.ok(error.message.includes(`${log} is damaged at line 1`), error.message);
+        assert.match(error.message, /settle them from the store dashboard/);
+        return true;
+      },
+    );
     assert.deepEqual(listing(dir), before);
     assert.equal(readFileSync(log, 'utf8'), `not json\n${good}`);
   });
@@ -115,18 +132,24 @@ describe('journal', () => {
     const logs = readdirSync(dir).filter((name) => name.endsWith('.log'));
     assert.equal(logs.length, 1, `one log at a time, got ${logs.join(', ')}`);
     assert.ok(readFileSync(join(dir, logs[0]!), 'utf8').split('\n').length < LOG_RECORDS_PER_SNAPSHOT, 'the log was not folded');
-    assert.deepEqual(new Journal(dir).pending().map((e) => [e.id, e.outcome?.result]), [[String(deliveries - 1), 'done']]);
+    assert.deepEqual(
+      new Journal(dir).pending().map((e) => [e.id, e.outcome?.result]),
+      [[String(deliveries - 1), 'done']],
+    );
   });
 
   test('a journal.json porter did not write stops the start with the file named, and changes nothing', () => {
     const dir = stateDir();
     writeFileSync(join(dir, 'journal.json'), JSON.stringify({ [`${server}/5`]: { id: '5' } }));
     const before = listing(dir);
-    assert.throws(() => new Journal(dir), (error: Error & { code?: string }) => {
-      assert.equal(error.code, 'E_JOURNAL_READ');
-      assert.ok(error.message.includes(join(dir, 'journal.json')), error.message);
-      return true;
-    });
+    assert.throws(
+      () => new Journal(dir),
+      (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'E_JOURNAL_READ');
+        assert.ok(error.message.includes(join(dir, 'journal.json')), error.message);
+        return true;
+      },
+    );
     assert.deepEqual(listing(dir), before);
   });
 
@@ -141,7 +164,10 @@ describe('journal', () => {
     assert.deepEqual(reopened.pending(), []);
     const recall = reopened.recall(server, '12', 4);
     assert.equal(recall?.kind, 'settled');
-    assert.deepEqual(recall?.kind === 'settled' ? recall.settled.outcome : undefined, { result: 'failed', reason: 'the game answered: No player was found' });
+    assert.deepEqual(recall?.kind === 'settled' ? recall.settled.outcome : undefined, {
+      result: 'failed',
+      reason: 'the game answered: No player was found',
+    });
     assert.equal(reopened.recall('00000000-0000-0000-0000-000000000002', '12', 4), undefined, 'remembered per server');
   });
 
@@ -155,10 +181,16 @@ describe('journal', () => {
       journal.settle(server, String(i), i);
     }
     journal.flush();
-    assert.deepEqual(['0', '1', '2', '3', '4'].map((id) => journal.recall(server, id, 10)?.kind), [undefined, undefined, 'settled', 'settled', 'settled']);
+    assert.deepEqual(
+      ['0', '1', '2', '3', '4'].map((id) => journal.recall(server, id, 10)?.kind),
+      [undefined, undefined, 'settled', 'settled', 'settled'],
+    );
     assert.equal(journal.recall(server, '4', 4 + 1001), undefined, 'older than the age bound');
     const reopened = new Journal(dir, { settledLimits: limits, now: () => 10 });
-    assert.deepEqual(['1', '2', '4'].map((id) => reopened.recall(server, id, 10)?.kind), [undefined, 'settled', 'settled']);
+    assert.deepEqual(
+      ['1', '2', '4'].map((id) => reopened.recall(server, id, 10)?.kind),
+      [undefined, 'settled', 'settled'],
+    );
     const later = new Journal(dir, { settledLimits: limits, now: () => 5000 });
     assert.equal(later.recall(server, '4', 10), undefined, 'aged out when the snapshot was written');
   });
@@ -179,18 +211,28 @@ describe('journal', () => {
     symlinkSync('/dev/full', join(dir, 'journal-1.log'));
     const journal = new Journal(dir);
     assert.equal(journal.writable, true);
-    assert.throws(() => journal.claim(server, '1', 'say one', 1), (error: Error & { code?: string }) => {
-      assert.equal(error.code, 'E_JOURNAL_WRITE');
-      assert.match(error.message, /ENOSPC.*check that the state directory is writable and the disk is not full/);
-      return true;
-    });
+    assert.throws(
+      () => journal.claim(server, '1', 'say one', 1),
+      (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'E_JOURNAL_WRITE');
+        assert.match(error.message, /ENOSPC.*check that the state directory is writable and the disk is not full/);
+        return true;
+      },
+    );
     assert.equal(journal.writable, false);
     assert.equal(journal.writeFailures, 1);
-    assert.deepEqual(journal.pending().map((e) => e.id), ['1'], 'the caller reports it failed from memory');
+    assert.deepEqual(
+      journal.pending().map((e) => e.id),
+      ['1'],
+      'the caller reports it failed from memory',
+    );
     assert.ok(journal.lastWriteError);
     journal.claim(server, '2', 'say two', 2);
     assert.equal(journal.writable, true);
-    assert.deepEqual(new Journal(dir).pending().map((e) => e.id), ['1', '2']);
+    assert.deepEqual(
+      new Journal(dir).pending().map((e) => e.id),
+      ['1', '2'],
+    );
   });
 
   test('tryRecover makes a journal that could not be written at start writable again', () => {
@@ -202,7 +244,10 @@ describe('journal', () => {
     rmSync(join(dir, '.journal.json.tmp'));
     assert.equal(journal.tryRecover(), true);
     journal.claim(server, '1', 'say one', 1);
-    assert.deepEqual(new Journal(dir).pending().map((e) => e.id), ['1']);
+    assert.deepEqual(
+      new Journal(dir).pending().map((e) => e.id),
+      ['1'],
+    );
   });
 });
 

@@ -103,7 +103,12 @@ class Life {
   lastHanded: string | undefined;
   readonly disk: FaultyFs;
   constructor(diskFailures: ReadonlyMap<number, string>, diskDeath: number | undefined, fullFrom?: number) {
-    this.disk = new FaultyFs({ failAt: diskFailures, dieAt: diskDeath, tornFraction: 0.5, ...(fullFrom === undefined ? {} : { fullFrom }) });
+    this.disk = new FaultyFs({
+      failAt: diskFailures,
+      dieAt: diskDeath,
+      tornFraction: 0.5,
+      ...(fullFrom === undefined ? {} : { fullFrom }),
+    });
   }
   /** When the disk became full (fake time), while it is. */
   fullSince: number | undefined;
@@ -126,7 +131,11 @@ class World {
   life: Life | undefined;
   notReadyUntil = 0;
 
-  constructor(plan: Plan, readonly clock: FakeClock, readonly dir: string) {
+  constructor(
+    plan: Plan,
+    readonly clock: FakeClock,
+    readonly dir: string,
+  ) {
     this.#plan = plan;
     this.platform = new Platform(plan.commands);
   }
@@ -241,7 +250,8 @@ class World {
 
   #ran(id: string): void {
     this.runs.set(id, (this.runs.get(id) ?? 0) + 1);
-    if (!readJournal(this.dir).some((entry) => entry.id === id)) this.violations.push(`command ${id} was sent before its claim was on disk`);
+    if (!readJournal(this.dir).some((entry) => entry.id === id))
+      this.violations.push(`command ${id} was sent before its claim was on disk`);
   }
 
   /** Starts a life: a new journal and loop on the same directory, as a restarted process. */
@@ -253,7 +263,11 @@ class World {
     if (this.clock.now() - life.fullSince >= this.#plan.fullForMs) life.disk.refuseWith = undefined;
   }
 
-  start(diskFailures: ReadonlyMap<number, string>, diskDeath: number | undefined, fullFrom?: number): { life: Life; loop: Promise<void>; stop: AbortController } | undefined {
+  start(
+    diskFailures: ReadonlyMap<number, string>,
+    diskDeath: number | undefined,
+    fullFrom?: number,
+  ): { life: Life; loop: Promise<void>; stop: AbortController } | undefined {
     if (this.life?.dead) this.#excuseClaimGap(this.life);
     const life = new Life(diskFailures, diskDeath, fullFrom);
     this.life = life;
@@ -302,7 +316,9 @@ async function runUntil(clock: FakeClock, done: () => boolean, boundMs: number, 
 
 const plan: fc.Arbitrary<Plan> = fc.record({
   commands: fc.integer({ min: 1, max: 8 }),
-  pulls: fc.array(fc.constantFrom<PullFault>('none', 'none', 'repeat-settled', 'lost-after-claim', '429', '5xx', 'unusable'), { maxLength: 30 }),
+  pulls: fc.array(fc.constantFrom<PullFault>('none', 'none', 'repeat-settled', 'lost-after-claim', '429', '5xx', 'unusable'), {
+    maxLength: 30,
+  }),
   reports: fc.array(fc.constantFrom<ReportFault>('none', 'none', '5xx', 'lost-after-accept'), { maxLength: 20 }),
   execs: fc.array(fc.constantFrom<ExecFault>('none', 'none', 'game-fails', 'not-sent', 'no-answer'), { maxLength: 12 }),
   diskFailures: fc
@@ -327,9 +343,17 @@ describe('delivery loop in a hostile world (property)', () => {
           for (let life = 0; life <= p.crashes.length + 1; life++) {
             const started = life === 0 ? world.start(p.diskFailures, p.diskDeath, p.fullFrom) : world.start(new Map(), undefined);
             if (!started) continue;
-            const finished = await runUntil(clock, () => started.life.dead || (world.platform.drained && allReported(dir)), 3_600_000, world);
+            const finished = await runUntil(
+              clock,
+              () => started.life.dead || (world.platform.drained && allReported(dir)),
+              3_600_000,
+              world,
+            );
             if (!started.life.dead) {
-              assert.ok(finished, `life ${life} did not drain the queue within an hour of fake time: ${JSON.stringify([...world.platform.state])}`);
+              assert.ok(
+                finished,
+                `life ${life} did not drain the queue within an hour of fake time: ${JSON.stringify([...world.platform.state])}`,
+              );
               started.stop.abort();
               await runUntil(clock, () => false, 5_000);
               break;
@@ -344,7 +368,9 @@ describe('delivery loop in a hostile world (property)', () => {
             if (result === 'done') assert.equal(world.runs.get(id), 1, `command ${id} reported done but never ran`);
           }
           // A disk that refuses writes costs at most the one claim in hand per failure, never a run of purchases.
-          const notRun = [...world.platform.reasons.values()].filter((reason) => reason.startsWith('not run: porter could not record the claim')).length;
+          const notRun = [...world.platform.reasons.values()].filter((reason) =>
+            reason.startsWith('not run: porter could not record the claim'),
+          ).length;
           const diskTroubles = p.diskFailures.size + (p.fullFrom === undefined ? 0 : 1);
           assert.ok(notRun <= diskTroubles, `${notRun} purchases failed for ${diskTroubles} disk failures`);
         } finally {

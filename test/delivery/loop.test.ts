@@ -146,7 +146,10 @@ describe('delivery loop', () => {
     t.stop.abort();
     await t.running;
     assert.deepEqual(t.executor.ran, []);
-    assert.deepEqual(t.api.reports.map((r) => r.result), ['fail', 'fail', 'fail']);
+    assert.deepEqual(
+      t.api.reports.map((r) => r.result),
+      ['fail', 'fail', 'fail'],
+    );
     assert.match(t.api.reports[0]?.reason ?? '', /CR, LF or NUL/);
     assert.match(t.api.reports[1]?.reason ?? '', /denied by rule "op"/);
     assert.match(t.api.reports[2]?.reason ?? '', /no command text/);
@@ -239,7 +242,9 @@ describe('delivery loop', () => {
     const pullsBefore = t.api.pulls;
     const waitsBefore = t.executor.waitReadyCalls;
     // Once the loop is parked waiting for the game server, it must not have pulled again.
-    await waitFor(() => t.executor.waitReadyCalls > waitsBefore + 0 && !t.executor.isReady(), { what: 'the loop waiting for the game server' });
+    await waitFor(() => t.executor.waitReadyCalls > waitsBefore + 0 && !t.executor.isReady(), {
+      what: 'the loop waiting for the game server',
+    });
     assert.ok(t.api.pulls <= pullsBefore + 1, 'at most the pull already under way when the server went down');
     t.executor.ready = true;
     await waitFor(() => t.api.pulls > pullsBefore, { what: 'a pull once the server is back' });
@@ -360,7 +365,9 @@ describe('delivery loop', () => {
     t.stop.abort();
     await t.running;
     assert.equal(t.api.reports[0]?.reason, 'exit status 1: auth failed for password [Redacted]');
-    const onDisk = readdirSync(t.dir).map((name) => readFileSync(join(t.dir, name), 'utf8')).join('');
+    const onDisk = readdirSync(t.dir)
+      .map((name) => readFileSync(join(t.dir, name), 'utf8'))
+      .join('');
     assert.ok(!onDisk.includes(secret), 'the password reached the journal');
   });
 
@@ -383,9 +390,16 @@ describe('delivery loop', () => {
     let failures = 0;
     api.pull = async () => {
       failures++;
-      throw new ApiServerError(`Seller API failed (503 (no code)) on pull [API says: "${detail}"]`, { status: 503, apiCode: undefined, detail, requiredScope: undefined, retryAfterMs: undefined, traceId: undefined }, { route: 'pull' });
+      throw new ApiServerError(
+        `Seller API failed (503 (no code)) on pull [API says: "${detail}"]`,
+        { status: 503, apiCode: undefined, detail, requiredScope: undefined, retryAfterMs: undefined, traceId: undefined },
+        { route: 'pull' },
+      );
     };
-    const loop = new DeliveryLoop({ ...loopOptions(api, new ScriptedExecutor()), journal: new Journal(mkdtempSync(join(tmpdir(), 'porter-loop-'))) });
+    const loop = new DeliveryLoop({
+      ...loopOptions(api, new ScriptedExecutor()),
+      journal: new Journal(mkdtempSync(join(tmpdir(), 'porter-loop-'))),
+    });
     const stop = new AbortController();
     const running = loop.run({ stop: stop.signal, hard: new AbortController().signal });
     await waitFor(() => failures > 0 && loop.health().lastApiError);

@@ -1,7 +1,19 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PorterError } from '../../src/errors.js';
@@ -58,13 +70,21 @@ describe('state directory check at start', () => {
     const base = scratch();
     const link = join(base, 'state');
     symlinkSync(join(base, 'gone'), link);
-    refused(link, new RegExp(`^stateDir ${link} is a symbolic link to ${base}/gone, which does not exist \\(a dangling link\\): create ${base}/gone or fix the link`));
+    refused(
+      link,
+      new RegExp(
+        `^stateDir ${link} is a symbolic link to ${base}/gone, which does not exist \\(a dangling link\\): create ${base}/gone or fix the link`,
+      ),
+    );
   });
 
   test('a relative dangling symlink names its target resolved', () => {
     const base = scratch();
     symlinkSync('../nowhere', join(base, 'state'));
-    refused(join(base, 'state'), new RegExp(`to \\.\\./nowhere, which does not exist \\(a dangling link\\): create ${join(base, '..', 'nowhere')}`));
+    refused(
+      join(base, 'state'),
+      new RegExp(`to \\.\\./nowhere, which does not exist \\(a dangling link\\): create ${join(base, '..', 'nowhere')}`),
+    );
   });
 
   test('a symlink loop', () => {
@@ -90,22 +110,44 @@ describe('state directory check at start', () => {
   test('a parent that is a file: names that parent', () => {
     const base = scratch();
     writeFileSync(join(base, 'file'), '');
-    refused(join(base, 'file', 'state'), new RegExp(`^stateDir ${base}/file/state cannot be created: ${base}/file is a file, not a directory`));
+    refused(
+      join(base, 'file', 'state'),
+      new RegExp(`^stateDir ${base}/file/state cannot be created: ${base}/file is a file, not a directory`),
+    );
   });
 
   const sysfs = statSync('/sys/kernel', { throwIfNoEntry: false })?.isDirectory() ? false : 'no /sys/kernel here';
 
-  test('a directory nobody may create files in, even root (/sys/kernel): not writable, says whose access is missing', { skip: sysfs }, () => {
-    refused('/sys/kernel', new RegExp(`^stateDir /sys/kernel is not usable: porter's user \\(uid ${process.getuid!()}\\) may not create files in /sys/kernel \\(EACCES\\): give porter's user write access`));
-  });
+  test(
+    'a directory nobody may create files in, even root (/sys/kernel): not writable, says whose access is missing',
+    { skip: sysfs },
+    () => {
+      refused(
+        '/sys/kernel',
+        new RegExp(
+          `^stateDir /sys/kernel is not usable: porter's user \\(uid ${process.getuid!()}\\) may not create files in /sys/kernel \\(EACCES\\): give porter's user write access`,
+        ),
+      );
+    },
+  );
 
   test('a parent in which the directory cannot be created (/sys)', { skip: sysfs }, () => {
-    refused('/sys/porter-state/journal', /^stateDir \/sys\/porter-state\/journal cannot be created: porter's user \(uid \d+\) may not create files in \/sys \(EPERM\): create \/sys\/porter-state yourself/);
+    refused(
+      '/sys/porter-state/journal',
+      /^stateDir \/sys\/porter-state\/journal cannot be created: porter's user \(uid \d+\) may not create files in \/sys \(EPERM\): create \/sys\/porter-state yourself/,
+    );
   });
 
-  test('under /proc, where a recursive mkdir would spin forever: refused at once', { skip: process.platform === 'linux' ? false : 'Linux only' }, () => {
-    refused('/proc/self/porter-state', /^stateDir \/proc\/self\/porter-state cannot be created: cannot create files in \/proc\/self \(ENOENT\)/);
-  });
+  test(
+    'under /proc, where a recursive mkdir would spin forever: refused at once',
+    { skip: process.platform === 'linux' ? false : 'Linux only' },
+    () => {
+      refused(
+        '/proc/self/porter-state',
+        /^stateDir \/proc\/self\/porter-state cannot be created: cannot create files in \/proc\/self \(ENOENT\)/,
+      );
+    },
+  );
 });
 
 /** Mounting needs root (CI runs as root); elsewhere these are skipped with the reason, and CI fails instead. */
@@ -129,7 +171,12 @@ describe('a state directory on a read-only file system', { skip: readOnly.error 
   after(() => unmount(readOnly.point));
 
   test('the directory itself: EROFS, says to remount or choose another', () => {
-    refused(readOnly.point, new RegExp(`^stateDir ${readOnly.point} is not usable: ${readOnly.point} is on a read-only file system \\(EROFS\\): remount it read-write`));
+    refused(
+      readOnly.point,
+      new RegExp(
+        `^stateDir ${readOnly.point} is not usable: ${readOnly.point} is on a read-only file system \\(EROFS\\): remount it read-write`,
+      ),
+    );
   });
 
   test('a directory to be created on it', () => {

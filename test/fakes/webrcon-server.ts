@@ -147,7 +147,11 @@ export class FakeWebRconServer {
     const noise = this.#options.noise ?? true;
     if (noise) {
       this.broadcast('Saving 41953 entities', 0);
-      this.broadcast(JSON.stringify({ Channel: 0, Message: 'gg', UserId: '76561198000000009', Username: 'Someone', Color: '#5af', Time: 1 }), -1, 'Chat');
+      this.broadcast(
+        JSON.stringify({ Channel: 0, Message: 'gg', UserId: '76561198000000009', Username: 'Someone', Color: '#5af', Time: 1 }),
+        -1,
+        'Chat',
+      );
       // An answer to an Identifier nobody is waiting for must be ignored too.
       send(ws, id + 1_000_000, 'stray answer', 'Generic');
     }

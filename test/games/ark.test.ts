@@ -6,11 +6,7 @@ import { fixture, scriptedQuery } from '../players/fixtures.js';
 
 describe('parseArkListPlayers', () => {
   test('Survival Evolved rows: SteamID64 after the last comma (names may contain commas)', () => {
-    assert.deepEqual(parseArkListPlayers(fixture('ark-listplayers.txt')), [
-      '76561198000000001',
-      '76561198000000002',
-      '76561198000000003',
-    ]);
+    assert.deepEqual(parseArkListPlayers(fixture('ark-listplayers.txt')), ['76561198000000001', '76561198000000002', '76561198000000003']);
   });
 
   test('Survival Ascended rows: EOS ids', () => {

@@ -118,7 +118,11 @@ describe('minecraft preset: which list command', () => {
   test('each preset instance probes on its own (one per server)', async () => {
     const first = createMinecraftGame();
     const second = createMinecraftGame();
-    const a = scriptedQuery({ 'list uuids': fixture('minecraft-unknown-command.txt'), 'minecraft:list uuids': fixture('minecraft-unknown-command.txt'), list: fixture('minecraft-list.txt') });
+    const a = scriptedQuery({
+      'list uuids': fixture('minecraft-unknown-command.txt'),
+      'minecraft:list uuids': fixture('minecraft-unknown-command.txt'),
+      list: fixture('minecraft-list.txt'),
+    });
     const b = scriptedQuery({ 'list uuids': fixture('minecraft-list-uuids.txt') });
     await first.readPlayers(a.query);
     await second.readPlayers(b.query);

@@ -30,11 +30,14 @@ describe('gameFor', () => {
   });
 
   test('custom without command or pattern, or with a bad pattern, is a ConfigError naming the key', () => {
-    assert.throws(() => gameFor({ ...base, preset: 'custom', command: 'who' }), (error: unknown) => {
-      assert.ok(error instanceof ConfigError);
-      assert.match(error.message, /players\.pattern/);
-      return true;
-    });
+    assert.throws(
+      () => gameFor({ ...base, preset: 'custom', command: 'who' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /players\.pattern/);
+        return true;
+      },
+    );
     assert.throws(() => gameFor({ ...base, preset: 'custom', command: 'who', pattern: '(' }), ConfigError);
     assert.throws(() => gameFor({ ...base, preset: 'custom', command: 'who', pattern: '\\w+' }), /named group/);
   });

@@ -16,7 +16,9 @@ describe('parseRustPlayerList', () => {
   });
 
   test('SteamIDs that are not digit strings are skipped (a number would have lost digits)', () => {
-    assert.deepEqual(parseRustPlayerList('[{"SteamID": 76561198135242017}, {"SteamID": "76561198135242018"}, null, {}]'), ['76561198135242018']);
+    assert.deepEqual(parseRustPlayerList('[{"SteamID": 76561198135242017}, {"SteamID": "76561198135242018"}, null, {}]'), [
+      '76561198135242018',
+    ]);
   });
 
   test('text that is not JSON, or not an array, is not a player list', () => {

@@ -76,9 +76,11 @@ describe('parseSourceStatus against recorded answers', () => {
   });
 
   test('a SteamID inside a display name cannot spoof the real uniqueid', () => {
-    const answer = '# userid name uniqueid connected ping loss state adr\n#  2 "STEAM_0:1:99999 lol" STEAM_0:1:12345 05:30 60 0 active 1.2.3.4:27005';
+    const answer =
+      '# userid name uniqueid connected ping loss state adr\n#  2 "STEAM_0:1:99999 lol" STEAM_0:1:12345 05:30 60 0 active 1.2.3.4:27005';
     assert.deepEqual(parseSourceStatus(answer), ['76561197960290419']);
-    const quoted = '# userid name uniqueid connected ping loss state adr\n#  2 "x" STEAM_0:0:1 00:00 0 0 active" STEAM_0:1:12345 05:30 60 0 active 1.2.3.4:27005';
+    const quoted =
+      '# userid name uniqueid connected ping loss state adr\n#  2 "x" STEAM_0:0:1 00:00 0 0 active" STEAM_0:1:12345 05:30 60 0 active 1.2.3.4:27005';
     assert.deepEqual(parseSourceStatus(quoted), ['76561197960290419']);
   });
 

@@ -111,7 +111,10 @@ describe('parseSquadListPlayers against recorded answers', () => {
   });
 
   test('a server event line instead of a player list is rejected', () => {
-    assert.equal(parseSquadListPlayers('Jon (Steam ID: 76561197999957991) has created Squad 1 (Squad Name: TESTICLES) on United States Army'), null);
+    assert.equal(
+      parseSquadListPlayers('Jon (Steam ID: 76561197999957991) has created Squad 1 (Squad Name: TESTICLES) on United States Army'),
+      null,
+    );
   });
 });
 

@@ -45,7 +45,10 @@ describe('health endpoint of a running daemon', () => {
   const url = (path: string) => `http://127.0.0.1:${port}${path}`;
   const healthz = async () => {
     const response = await fetch(url('/healthz'), { signal: AbortSignal.timeout(5000) });
-    return { status: response.status, body: (await response.json()) as { status: string; servers: Record<string, { reasons: string[]; backlog: number }> } };
+    return {
+      status: response.status,
+      body: (await response.json()) as { status: string; servers: Record<string, { reasons: string[]; backlog: number }> },
+    };
   };
   const metrics = async () => parseMetrics(await (await fetch(url('/metrics'), { signal: AbortSignal.timeout(5000) })).text());
 
@@ -91,13 +94,16 @@ describe('health endpoint of a running daemon', () => {
   test('during deliveries: 200, and the delivery, pull and budget metrics move', async () => {
     for (const text of ['say one', 'say two', 'give Steve diamond 1']) api.enqueue(SIM_SERVER_ID, { command: text, player: 'Steve' });
     await waitFor(() => api.commands().every((c) => c.status === 'EXECUTED') && api.commands().length === 3, { what: 'three deliveries' });
-    const m = await waitFor(async () => {
-      const now = await metrics();
-      const delivered = sample(now, 'porter_deliveries_total', { server: 'survival', outcome: 'done' }) === 3;
-      // After the last delivery the loop pulls again and finds the queue empty.
-      const idle = sample(now, 'porter_pulls_total', { server: 'survival', result: 'empty' })! >= 1;
-      return delivered && idle ? now : undefined;
-    }, { what: 'three deliveries counted and an empty pull after them' });
+    const m = await waitFor(
+      async () => {
+        const now = await metrics();
+        const delivered = sample(now, 'porter_deliveries_total', { server: 'survival', outcome: 'done' }) === 3;
+        // After the last delivery the loop pulls again and finds the queue empty.
+        const idle = sample(now, 'porter_pulls_total', { server: 'survival', result: 'empty' })! >= 1;
+        return delivered && idle ? now : undefined;
+      },
+      { what: 'three deliveries counted and an empty pull after them' },
+    );
     assert.equal(sample(m, 'porter_delivery_duration_seconds_count', { server: 'survival', outcome: 'done' }), 3);
     assert.ok(sample(m, 'porter_last_successful_delivery_timestamp_seconds', { server: 'survival' })! > Date.now() / 1000 - 60);
     assert.equal(sample(m, 'porter_pulls_total', { server: 'survival', result: 'claimed' }), 3);
@@ -114,10 +120,13 @@ describe('health endpoint of a running daemon', () => {
 
   test('during an RCON outage: 503 naming the executor, connected 0; back to 200 after it, reconnects counted', async () => {
     await rcon.down();
-    const down = await waitFor(async () => {
-      const h = await healthz();
-      return h.status === 503 ? h : undefined;
-    }, { what: '/healthz to notice the outage' });
+    const down = await waitFor(
+      async () => {
+        const h = await healthz();
+        return h.status === 503 ? h : undefined;
+      },
+      { what: '/healthz to notice the outage' },
+    );
     assert.equal(down.body.status, 'unhealthy');
     assert.match(down.body.servers.survival!.reasons.join(' '), /executor not connected/);
     assert.doesNotMatch(JSON.stringify(down.body), new RegExp(PASSWORD));
@@ -133,10 +142,13 @@ describe('health endpoint of a running daemon', () => {
 
   test('a 429 is counted and the pull route shows the wait', async () => {
     api.spend(SIM_SERVER_ID, 'pull', api.remaining(SIM_SERVER_ID, 'pull'));
-    const m = await waitFor(async () => {
-      const now = await metrics();
-      return sample(now, 'porter_rate_limited_total', { server: 'survival' })! >= 1 ? now : undefined;
-    }, { what: 'a 429 to be counted' });
+    const m = await waitFor(
+      async () => {
+        const now = await metrics();
+        return sample(now, 'porter_rate_limited_total', { server: 'survival' })! >= 1 ? now : undefined;
+      },
+      { what: 'a 429 to be counted' },
+    );
     assert.ok(sample(m, 'porter_budget_wait_seconds', { server: 'survival', route: 'pull' })! > 0);
     assert.equal(api.retryAfterViolations, 0);
   });

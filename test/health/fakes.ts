@@ -63,7 +63,12 @@ export function fakeServer(id: string, name?: string): { part: HealthServerPart;
 export function fakeDaemon(
   servers: HealthServerPart[],
   journalDir: string,
-): HealthSource & { pendingIds: { serverId: string; id: string }[]; writeError: Error | undefined; writeFailures: number; journalPath: string } {
+): HealthSource & {
+  pendingIds: { serverId: string; id: string }[];
+  writeError: Error | undefined;
+  writeFailures: number;
+  journalPath: string;
+} {
   const daemon = {
     servers,
     pendingIds: [] as { serverId: string; id: string }[],

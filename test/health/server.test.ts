@@ -22,7 +22,12 @@ const healthz = (text: string) => JSON.parse(text) as HealthReport;
 
 async function get(server: HealthServer, path: string, method = 'GET') {
   const response = await fetch(`http://127.0.0.1:${server.port}${path}`, { method, signal: AbortSignal.timeout(5000) });
-  return { status: response.status, type: response.headers.get('content-type') ?? '', text: await response.text(), headers: response.headers };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type') ?? '',
+    text: await response.text(),
+    headers: response.headers,
+  };
 }
 
 describe('health server over a fake daemon', () => {
@@ -103,7 +108,10 @@ describe('health server over a fake daemon', () => {
     const answer = await get(health, '/healthz');
     assert.equal(answer.status, 503);
     const reason = healthz(answer.text).servers.survival?.reasons[0] ?? '';
-    assert.match(reason, /Seller API not reachable: no successful call for 61 s \(bound 60 s\); last error: Seller API unreachable: ECONNREFUSED/);
+    assert.match(
+      reason,
+      /Seller API not reachable: no successful call for 61 s \(bound 60 s\); last error: Seller API unreachable: ECONNREFUSED/,
+    );
   });
 
   test('an idle loop with no error pending stays healthy however long ago its last call was', async () => {

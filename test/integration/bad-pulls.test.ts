@@ -66,10 +66,16 @@ describe('bad pull answers through the real CLI', () => {
       // The int64 claim ran and was reported under exactly the digits it was pulled with.
       assert.equal(bed.ranCount('say int64'), 1);
       const reportsFor = (id: string) => api.requests.filter((r) => (r.route === 'done' || r.route === 'fail') && r.commandId === id);
-      assert.deepEqual(reportsFor(INT64_ID).map((r) => r.route), ['done']);
+      assert.deepEqual(
+        reportsFor(INT64_ID).map((r) => r.route),
+        ['done'],
+      );
       assert.equal(api.requests.filter((r) => r.commandId === '9007199254740992').length, 0);
       // A claim with an id but no command is reported failed, never left hanging.
-      assert.deepEqual(reportsFor('77').map((r) => r.route), ['fail']);
+      assert.deepEqual(
+        reportsFor('77').map((r) => r.route),
+        ['fail'],
+      );
       // Unusable answers (malformed, id "abc") cannot be reported: nothing ran for them.
       assert.equal(bed.ranCount('say abc'), 0);
 
@@ -85,7 +91,10 @@ describe('bad pull answers through the real CLI', () => {
 
       // Still alive and still delivering.
       const lateId = api.enqueue(SIM_SERVER_ID, { command: 'say late' });
-      await waitFor(() => api.commands().find((c) => c.id === lateId)!.status === 'EXECUTED', { ...WAIT, what: 'a delivery after everything' });
+      await waitFor(() => api.commands().find((c) => c.id === lateId)!.status === 'EXECUTED', {
+        ...WAIT,
+        what: 'a delivery after everything',
+      });
       porter.kill('SIGTERM');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
       assert.ok(porter.logs(/backing off/).length >= 3, 'the 500, 503 and reset are each logged with a backoff');

@@ -24,7 +24,10 @@ describe('the call budget through the real CLI', () => {
       assert.equal(porter.exit, undefined, porter.tail());
       // A few idle pulls after the queue drained run into the budget's pacing too.
       const drainedAt = Date.now();
-      await waitFor(() => bed.api.requests.filter((r) => r.route === 'pull' && r.at > drainedAt).length >= 12, { ...WAIT, what: 'idle pulls after the drain' });
+      await waitFor(() => bed.api.requests.filter((r) => r.route === 'pull' && r.at > drainedAt).length >= 12, {
+        ...WAIT,
+        what: 'idle pulls after the drain',
+      });
       porter.kill('SIGTERM');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
 
@@ -89,7 +92,9 @@ describe('the call budget through the real CLI', () => {
       for (const command of api.commands()) assert.equal(acceptedReports(command), 1, JSON.stringify(command.reports));
       assert.deepEqual(bed.ran().sort(), [...texts].sort());
       assert.equal(porter.logs(/answered 429/).length, limited.length, 'each 429 is logged');
-      t.diagnostic(`${limited.length} × 429 (pull ${count('pull', 429)}, done ${count('done', 429)}), 0 requests before Retry-After ran out`);
+      t.diagnostic(
+        `${limited.length} × 429 (pull ${count('pull', 429)}, done ${count('done', 429)}), 0 requests before Retry-After ran out`,
+      );
     } finally {
       await bed.close();
     }

@@ -65,7 +65,10 @@ describe('SIGKILL at random points, restarted each time', () => {
         } else {
           // After this incarnation's first claim (or once nothing is left to claim).
           const before = bed.api.claimedCount;
-          await waitFor(() => bed.api.claimedCount > before || open() === 0 || porter.exit, { ...WAIT, what: `a claim by incarnation ${kill + 1}` });
+          await waitFor(() => bed.api.claimedCount > before || open() === 0 || porter.exit, {
+            ...WAIT,
+            what: `a claim by incarnation ${kill + 1}`,
+          });
           mode = 'claim';
         }
         assert.equal(porter.exit, undefined, `porter exited on its own before kill ${kill + 1}\n${porter.tail()}`);
@@ -91,7 +94,11 @@ describe('SIGKILL at random points, restarted each time', () => {
       const last = bed.spawnPorter();
       // Drained, and this incarnation is up and has pulled: its journal left-overs are settled.
       await waitFor(
-        () => (open() === 0 && last.logs(/^porter started$/).length > 0 && bed.api.requests.some((r) => r.route === 'pull' && r.at > last.startedAt)) || last.exit,
+        () =>
+          (open() === 0 &&
+            last.logs(/^porter started$/).length > 0 &&
+            bed.api.requests.some((r) => r.route === 'pull' && r.at > last.startedAt)) ||
+          last.exit,
         { ...WAIT, timeoutMs: 45_000, what: 'the queue to drain after the last restart' },
       );
       assert.equal(last.exit, undefined, last.tail());
@@ -105,7 +112,10 @@ describe('SIGKILL at random points, restarted each time', () => {
       for (const command of ran) counts.set(command, (counts.get(command) ?? 0) + 1);
       const twice = [...counts].filter(([, n]) => n > 1);
       assert.deepEqual(twice, [], 'commands that ran more than once');
-      assert.ok(ran.every((command) => texts.includes(command)), `unexpected commands ran: ${JSON.stringify(ran)}`);
+      assert.ok(
+        ran.every((command) => texts.includes(command)),
+        `unexpected commands ran: ${JSON.stringify(ran)}`,
+      );
 
       const tally = { executed: 0, unknownRan: 0, unknownNotRan: 0, claimGap: 0, reReported: 0 };
       for (const command of bed.api.commands()) {
@@ -122,7 +132,10 @@ describe('SIGKILL at random points, restarted each time', () => {
           continue;
         }
         assert.equal(acceptedReports(command), 1, `${text}: ${JSON.stringify(command.reports)}`);
-        assert.ok(command.reports.every((r) => r.status === 200 || r.status === 409), `${text}: ${JSON.stringify(command.reports)}`);
+        assert.ok(
+          command.reports.every((r) => r.status === 200 || r.status === 409),
+          `${text}: ${JSON.stringify(command.reports)}`,
+        );
         if (command.reports.length > 1) tally.reReported++;
         if (command.status === 'EXECUTED') {
           assert.equal(runs, 1, `${text} was reported done but ran ${runs} times`);

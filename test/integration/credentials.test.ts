@@ -145,7 +145,10 @@ describe('402 PLAN_FEATURE_REQUIRED is not a credentials error', () => {
       bed.writeConfig();
       bed.api.enqueue(SIM_SERVER_ID, { command: 'say not-yet' });
       const porter = bed.spawnPorter();
-      await waitFor(() => bed.api.requests.some((r) => r.route === 'pull' && r.status === 402) || porter.exit, { ...WAIT, what: 'a 402 answer' });
+      await waitFor(() => bed.api.requests.some((r) => r.route === 'pull' && r.status === 402) || porter.exit, {
+        ...WAIT,
+        what: 'a 402 answer',
+      });
       const line = await porter.waitForLog(/plan does not include API access/);
       assert.equal(line.level, 'error');
       assert.equal(porter.exit, undefined, porter.tail());

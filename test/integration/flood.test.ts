@@ -50,12 +50,15 @@ async function peakWhile(porter: PorterProcess, until: Promise<unknown>): Promis
 }
 
 async function settled(bed: TestBed, porter: PorterProcess, id: string, what: string) {
-  return waitFor(() => {
-    const command = bed.api.commands().find((c) => c.id === id);
-    if (command && isSettled(command.status)) return command;
-    if (porter.exit) throw new Error(`porter exited (${JSON.stringify(porter.exit)}) before ${what}\n${porter.tail()}`);
-    return undefined;
-  }, { ...WAIT, what });
+  return waitFor(
+    () => {
+      const command = bed.api.commands().find((c) => c.id === id);
+      if (command && isSettled(command.status)) return command;
+      if (porter.exit) throw new Error(`porter exited (${JSON.stringify(porter.exit)}) before ${what}\n${porter.tail()}`);
+      return undefined;
+    },
+    { ...WAIT, what },
+  );
 }
 
 describe('a game server floods one answer, through the real CLI', () => {
@@ -82,7 +85,10 @@ describe('a game server floods one answer, through the real CLI', () => {
       assert.match(String(command.error), /answer .*over porter's cap of 4 MiB/);
       assert.match(String(command.error), /outcome unknown/);
       assert.equal(bed.ranCount('say flood-me'), 1, 'the command ran once and was never resent');
-      assert.ok(memory.peakMb < RSS_BOUND_MB, `porter's peak RSS was ${memory.peakMb.toFixed(0)} MB under the flood (bound ${RSS_BOUND_MB} MB)`);
+      assert.ok(
+        memory.peakMb < RSS_BOUND_MB,
+        `porter's peak RSS was ${memory.peakMb.toFixed(0)} MB under the flood (bound ${RSS_BOUND_MB} MB)`,
+      );
 
       const nextId = bed.api.enqueue(SIM_SERVER_ID, { command: 'say after-the-flood' });
       const next = await settled(bed, porter, nextId, 'the next command after the flood');
@@ -104,7 +110,14 @@ describe('a game server floods one answer, through the real CLI', () => {
     const rust = await FakeWebRconServer.start({ password: RCON_PASSWORD, noise: false });
     try {
       bed.writeConfig((config) => {
-        config.servers[0]!.executor = { type: 'webrcon', host: '127.0.0.1', port: rust.port, password: RCON_PASSWORD, timeoutMs: 5000, connectTimeoutMs: 3000 };
+        config.servers[0]!.executor = {
+          type: 'webrcon',
+          host: '127.0.0.1',
+          port: rust.port,
+          password: RCON_PASSWORD,
+          timeoutMs: 5000,
+          connectTimeoutMs: 3000,
+        };
         config.servers[0]!.players = { preset: 'rust', refreshMs: 200 };
       });
       const porter = bed.spawnPorter();
@@ -119,7 +132,10 @@ describe('a game server floods one answer, through the real CLI', () => {
       assert.equal(command.status, 'FAILED', porter.tail());
       assert.match(String(command.error), /answer .*over porter's cap of 4 MiB/);
       assert.equal(rust.received.filter((r) => r.Message === 'flood').length, 1, 'never resent');
-      assert.ok(memory.peakMb < RSS_BOUND_MB, `porter's peak RSS was ${memory.peakMb.toFixed(0)} MB under the flood (bound ${RSS_BOUND_MB} MB)`);
+      assert.ok(
+        memory.peakMb < RSS_BOUND_MB,
+        `porter's peak RSS was ${memory.peakMb.toFixed(0)} MB under the flood (bound ${RSS_BOUND_MB} MB)`,
+      );
 
       const nextId = bed.api.enqueue(SIM_SERVER_ID, { command: 'echo after-the-flood' });
       const next = await settled(bed, porter, nextId, 'the next command after the flood');

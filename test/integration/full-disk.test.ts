@@ -20,7 +20,8 @@ import { acceptedReports, isSettled, SIM_SERVER_ID, startBed, WAIT, type TestBed
 
 const mountPoint = mkdtempSync(join(tmpdir(), 'porter-tmpfs-'));
 const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k,mode=0700', 'tmpfs', mountPoint], { encoding: 'utf8' });
-const mountError = mounted.status === 0 ? undefined : `cannot mount a tmpfs here (${(mounted.stderr || mounted.error?.message || '').trim()})`;
+const mountError =
+  mounted.status === 0 ? undefined : `cannot mount a tmpfs here (${(mounted.stderr || mounted.error?.message || '').trim()})`;
 if (mountError && process.env.CI === 'true') throw new Error(`${mountError}: CI runs as root and must be able to`);
 
 describe('a state directory whose disk fills up and frees again (real CLI, tmpfs)', { skip: mountError }, () => {
@@ -61,7 +62,9 @@ describe('a state directory whose disk fills up and frees again (real CLI, tmpfs
       },
       { ...WAIT, what: 'a journal write to fail on the full disk' },
     );
-    const waiting = Array.from({ length: 3 }, (_, i) => bed.api.enqueue(SIM_SERVER_ID, { command: `say waiting-${i}`, offlineExecute: true }));
+    const waiting = Array.from({ length: 3 }, (_, i) =>
+      bed.api.enqueue(SIM_SERVER_ID, { command: `say waiting-${i}`, offlineExecute: true }),
+    );
 
     const health = await get(healthPort, '/healthz');
     assert.equal(health.status, 503, health.text);
@@ -78,10 +81,18 @@ describe('a state directory whose disk fills up and frees again (real CLI, tmpfs
     for (const id of waiting) assert.equal(status(id), 'SCHEDULED');
 
     rmSync(filler);
-    await waitFor(() => bed.api.commands().every((c) => isSettled(c.status)), { ...WAIT, what: 'deliveries to resume once space was freed' });
+    await waitFor(() => bed.api.commands().every((c) => isSettled(c.status)), {
+      ...WAIT,
+      what: 'deliveries to resume once space was freed',
+    });
     assert.equal((await get(healthPort, '/healthz')).status, 200);
 
-    const notRun = new Set(bed.api.commands().filter((c) => /^not run: porter could not record the claim/.test(c.error ?? '')).map((c) => c.id));
+    const notRun = new Set(
+      bed.api
+        .commands()
+        .filter((c) => /^not run: porter could not record the claim/.test(c.error ?? ''))
+        .map((c) => c.id),
+    );
     assert.ok(notRun.size <= 1, `a full disk failed ${notRun.size} purchases; at most the claim in hand may fail`);
     for (const command of bed.api.commands()) {
       const text = String(command.command);

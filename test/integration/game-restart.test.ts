@@ -16,7 +16,10 @@ describe('the game server goes away and comes back, through the real CLI', () =>
       const first = ['say before-1', 'say before-2'];
       for (const command of first) bed.api.enqueue(SIM_SERVER_ID, { command });
       const porter = bed.spawnPorter();
-      await waitFor(() => bed.api.commands().every((c) => c.status === 'EXECUTED') || porter.exit, { ...WAIT, what: 'the first deliveries' });
+      await waitFor(() => bed.api.commands().every((c) => c.status === 'EXECUTED') || porter.exit, {
+        ...WAIT,
+        what: 'the first deliveries',
+      });
       assert.equal(porter.exit, undefined, porter.tail());
 
       const downAt = Date.now();
@@ -29,19 +32,27 @@ describe('the game server goes away and comes back, through the real CLI', () =>
       const duringIds = during.map((command) => bed.api.enqueue(SIM_SERVER_ID, { command }));
       // The observation window: porter has failed to reconnect four times (about 1–2 s of
       // backoff), during which an idle porter would have pulled every 200 ms.
-      await waitFor(
-        () => porter.logs(/^RCON reconnect failed/).some((l) => Number(l.attempt) >= 4) || porter.exit,
-        { ...WAIT, what: 'four failed reconnect attempts' },
-      );
+      await waitFor(() => porter.logs(/^RCON reconnect failed/).some((l) => Number(l.attempt) >= 4) || porter.exit, {
+        ...WAIT,
+        what: 'four failed reconnect attempts',
+      });
       assert.equal(porter.exit, undefined, porter.tail());
       const pullsWhileDown = bed.api.requests.filter((r) => r.route === 'pull' && r.at >= downAt);
       assert.ok(pullsWhileDown.length <= 1, `porter pulled ${pullsWhileDown.length} times while the game server was down`);
-      assert.deepEqual(pullsWhileDown.filter((r) => r.at >= noticedAt), [], 'pulls after porter noticed the game server was down');
-      for (const id of duringIds) assert.equal(bed.api.commands().find((c) => c.id === id)!.claims, 0, 'a command was claimed while the game server was down');
+      assert.deepEqual(
+        pullsWhileDown.filter((r) => r.at >= noticedAt),
+        [],
+        'pulls after porter noticed the game server was down',
+      );
+      for (const id of duringIds)
+        assert.equal(bed.api.commands().find((c) => c.id === id)!.claims, 0, 'a command was claimed while the game server was down');
 
       const upAt = Date.now();
       await bed.rcon.up();
-      await waitFor(() => bed.api.commands().every((c) => c.status === 'EXECUTED'), { ...WAIT, what: 'the waiting commands after the game server came back' });
+      await waitFor(() => bed.api.commands().every((c) => c.status === 'EXECUTED'), {
+        ...WAIT,
+        what: 'the waiting commands after the game server came back',
+      });
       for (const command of during) {
         assert.equal(bed.ranCount(command), 1);
         assert.ok(bed.rcon.executed.find((e) => e.command === command)!.at >= upAt);
@@ -72,7 +83,10 @@ describe('the game server goes away and comes back, through the real CLI', () =>
         await waitFor(() => bed.ran().length >= after || porter.exit, { ...WAIT, what: `${after} commands to run` });
         await bed.rcon.restart();
       }
-      await waitFor(() => bed.api.commands().every((c) => isSettled(c.status)) || porter.exit, { ...WAIT, what: 'every command to settle' });
+      await waitFor(() => bed.api.commands().every((c) => isSettled(c.status)) || porter.exit, {
+        ...WAIT,
+        what: 'every command to settle',
+      });
       assert.equal(porter.exit, undefined, porter.tail());
 
       const unknown: string[] = [];

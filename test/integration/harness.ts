@@ -104,10 +104,15 @@ export class PorterProcess {
   }
 
   waitForLog(msg: RegExp, what = `a log line matching ${msg}`): Promise<LogLine> {
-    return waitFor(() => this.logs(msg)[0] ?? (this.#exit ? fail(`porter exited (${JSON.stringify(this.#exit)}) before ${what}\n${this.tail()}`) : undefined), {
-      ...WAIT,
-      what,
-    });
+    return waitFor(
+      () =>
+        this.logs(msg)[0] ??
+        (this.#exit ? fail(`porter exited (${JSON.stringify(this.#exit)}) before ${what}\n${this.tail()}`) : undefined),
+      {
+        ...WAIT,
+        what,
+      },
+    );
   }
 
   kill(signal: NodeJS.Signals): void {
@@ -174,7 +179,14 @@ export class TestBed {
         {
           id: SIM_SERVER_ID,
           name: 'itest',
-          executor: { type: 'rcon', host: this.rcon.host, port: this.rcon.port, password: RCON_PASSWORD, timeoutMs: 5000, connectTimeoutMs: 3000 },
+          executor: {
+            type: 'rcon',
+            host: this.rcon.host,
+            port: this.rcon.port,
+            password: RCON_PASSWORD,
+            timeoutMs: 5000,
+            connectTimeoutMs: 3000,
+          },
           players: { preset: 'minecraft', refreshMs: 200 },
         },
       ],

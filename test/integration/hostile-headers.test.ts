@@ -40,10 +40,13 @@ describe('hostile rate-limit headers through the real CLI', () => {
       const retryAfters = ['0', '-5', 'Thu, 01 Jan 1970 00:00:00 GMT', 'soon', '0.001'];
       for (const value of retryAfters) bed.api.inject('pull', { status: 429, body: TOO_MANY, headers: { 'retry-after': value } });
       const porter = bed.spawnPorter();
-      await waitFor(() => pullsOf(bed).filter((r) => r.status === 429).length === retryAfters.length && pullsOf(bed).at(-1)!.status !== 429, {
-        ...WAIT,
-        what: 'every 429 to be answered and a pull after the last',
-      });
+      await waitFor(
+        () => pullsOf(bed).filter((r) => r.status === 429).length === retryAfters.length && pullsOf(bed).at(-1)!.status !== 429,
+        {
+          ...WAIT,
+          what: 'every 429 to be answered and a pull after the last',
+        },
+      );
       assert.equal(porter.exit, undefined, porter.tail());
       const pulls = pullsOf(bed);
       for (const [index, pull] of pulls.entries()) {
@@ -98,7 +101,11 @@ describe('hostile rate-limit headers through the real CLI', () => {
       const texts = Array.from({ length: 30 }, (_, i) => `say header-${i}`);
       for (const command of texts) bed.api.enqueue(SIM_SERVER_ID, { command });
       const porter = bed.spawnPorter();
-      await waitFor(() => bed.api.commands().every((c) => c.status === 'EXECUTED') || porter.exit, { ...WAIT, timeoutMs: 60_000, what: '30 deliveries' });
+      await waitFor(() => bed.api.commands().every((c) => c.status === 'EXECUTED') || porter.exit, {
+        ...WAIT,
+        timeoutMs: 60_000,
+        what: '30 deliveries',
+      });
       assert.equal(porter.exit, undefined, porter.tail());
       porter.kill('SIGTERM');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());

@@ -28,19 +28,47 @@ describe('a mixed queue through the real CLI', () => {
     const now = Date.now();
     type Input = EnqueueInput & { readonly command: string };
     const offline: Input[] = Array.from({ length: 10 }, (_, i) => ({ command: `say offline-${i}`, player: 'Alex', offlineExecute: true }));
-    const steve: Input[] = Array.from({ length: 6 }, (_, i) => ({ command: `give Steve emerald ${i + 1}`, player: 'Steve', offlineExecute: false }));
-    const alex: Input[] = Array.from({ length: 8 }, (_, i) => ({ command: `give Alex diamond ${i + 1}`, player: 'Alex', offlineExecute: false }));
-    const future: Array<Input & { executeAt: number }> = Array.from({ length: 4 }, (_, i) => ({ command: `say future-${i}`, offlineExecute: true, executeAt: now + 1500 + i * 500 }));
+    const steve: Input[] = Array.from({ length: 6 }, (_, i) => ({
+      command: `give Steve emerald ${i + 1}`,
+      player: 'Steve',
+      offlineExecute: false,
+    }));
+    const alex: Input[] = Array.from({ length: 8 }, (_, i) => ({
+      command: `give Alex diamond ${i + 1}`,
+      player: 'Alex',
+      offlineExecute: false,
+    }));
+    const future: Array<Input & { executeAt: number }> = Array.from({ length: 4 }, (_, i) => ({
+      command: `say future-${i}`,
+      offlineExecute: true,
+      executeAt: now + 1500 + i * 500,
+    }));
     // The game answers "No player was found": a failed delivery that still ran once.
-    const refused: Input[] = Array.from({ length: 2 }, (_, i) => ({ command: `give Notch diamond ${i + 1}`, player: 'Notch', offlineExecute: true }));
+    const refused: Input[] = Array.from({ length: 2 }, (_, i) => ({
+      command: `give Notch diamond ${i + 1}`,
+      player: 'Notch',
+      offlineExecute: true,
+    }));
     // Interleaved so that waiting commands sit between runnable ones in the fake's queue order.
-    const all: Input[] = [...alex.slice(0, 4), ...offline.slice(0, 5), ...future, ...steve, ...refused, ...alex.slice(4), ...offline.slice(5)];
+    const all: Input[] = [
+      ...alex.slice(0, 4),
+      ...offline.slice(0, 5),
+      ...future,
+      ...steve,
+      ...refused,
+      ...alex.slice(4),
+      ...offline.slice(5),
+    ];
     assert.equal(all.length, 30);
     const ids = new Map(all.map((input) => [bed.api.enqueue(SIM_SERVER_ID, input), input] as const));
 
     porter = bed.spawnPorter();
     const alexIds = new Set([...ids].filter(([, input]) => alex.includes(input)).map(([id]) => id));
-    const othersSettled = () => bed.api.commands().filter((c) => !alexIds.has(c.id)).every((c) => isSettled(c.status));
+    const othersSettled = () =>
+      bed.api
+        .commands()
+        .filter((c) => !alexIds.has(c.id))
+        .every((c) => isSettled(c.status));
     await waitFor(() => othersSettled() || porter.exit, { ...WAIT, what: 'every command except the ones for Alex to settle' });
     assert.equal(porter.exit, undefined, `porter exited early\n${porter.tail()}`);
 
@@ -52,7 +80,10 @@ describe('a mixed queue through the real CLI', () => {
 
     const joinedAt = Date.now();
     bed.rcon.join('Alex');
-    await waitFor(() => bed.api.commands().every((c) => isSettled(c.status)), { ...WAIT, what: 'every command to settle after Alex joined' });
+    await waitFor(() => bed.api.commands().every((c) => isSettled(c.status)), {
+      ...WAIT,
+      what: 'every command to settle after Alex joined',
+    });
 
     const commands = bed.api.commands();
     const ran = bed.ran();
@@ -71,7 +102,8 @@ describe('a mixed queue through the real CLI', () => {
 
     const at = (text: string) => bed.rcon.executed.find((e) => e.command === text)!.at;
     for (const input of alex) assert.ok(at(input.command) >= joinedAt, `${input.command} ran before Alex joined`);
-    for (const input of future) assert.ok(at(input.command) >= input.executeAt, `${input.command} ran ${input.executeAt - at(input.command)} ms early`);
+    for (const input of future)
+      assert.ok(at(input.command) >= input.executeAt, `${input.command} ran ${input.executeAt - at(input.command)} ms early`);
 
     porter.kill('SIGTERM');
     const exit = await porter.waitExit();

@@ -15,12 +15,15 @@ import { isSettled, SIM_SERVER_ID, startBed, WAIT, type PorterProcess, type Test
 const fixture = (name: string) => fileURLToPath(new URL(`../../../test/fixtures/scripts/${name}`, import.meta.url));
 
 async function settled(bed: TestBed, porter: PorterProcess, id: string) {
-  return waitFor(() => {
-    const command = bed.api.commands().find((c) => c.id === id);
-    if (command && isSettled(command.status)) return command;
-    if (porter.exit) throw new Error(`porter exited (${JSON.stringify(porter.exit)})\n${porter.tail()}`);
-    return undefined;
-  }, { ...WAIT, what: `command ${id} to settle` });
+  return waitFor(
+    () => {
+      const command = bed.api.commands().find((c) => c.id === id);
+      if (command && isSettled(command.status)) return command;
+      if (porter.exit) throw new Error(`porter exited (${JSON.stringify(porter.exit)})\n${porter.tail()}`);
+      return undefined;
+    },
+    { ...WAIT, what: `command ${id} to settle` },
+  );
 }
 
 describe('a delivery script that cannot be started, through the real CLI', () => {
@@ -58,7 +61,11 @@ describe('a delivery script that cannot be started, through the real CLI', () =>
 
       assert.deepEqual(porter.logs(/not sent yet/), [], 'never retried as "not sent"');
       const failures = porter.logs(/^delivery failed/);
-      assert.deepEqual(failures.map((line) => line.id), [longId, goneId], 'one line per command');
+      assert.deepEqual(
+        failures.map((line) => line.id),
+        [longId, goneId],
+        'one line per command',
+      );
       assert.equal(porter.exit, undefined, porter.tail());
     } finally {
       await bed.close();

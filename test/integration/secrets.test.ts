@@ -21,14 +21,19 @@ describe('secrets echoed by the game server, through the real CLI', () => {
       );
       const id = bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 1' });
       const porter = bed.spawnPorter();
-      await waitFor(() => bed.api.commands().find((c) => c.id === id)?.status === 'FAILED' || porter.exit, { ...WAIT, what: 'the failed delivery' });
+      await waitFor(() => bed.api.commands().find((c) => c.id === id)?.status === 'FAILED' || porter.exit, {
+        ...WAIT,
+        what: 'the failed delivery',
+      });
       porter.kill('SIGTERM');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
 
       const reason = bed.api.commands().find((c) => c.id === id)?.error ?? '';
       assert.match(reason, /^the game answered: Unknown or incomplete command: auth \[Redacted\] token \[Redacted\] rejected/);
       const stateDir = join(bed.dir, 'state');
-      const stored = readdirSync(stateDir).map((name) => readFileSync(join(stateDir, name), 'utf8')).join('\n');
+      const stored = readdirSync(stateDir)
+        .map((name) => readFileSync(join(stateDir, name), 'utf8'))
+        .join('\n');
       for (const secret of [RCON_PASSWORD, SIM_TOKEN]) {
         assert.ok(!reason.includes(secret), 'a secret reached the store');
         assert.ok(!stored.includes(secret), 'a secret reached the journal');

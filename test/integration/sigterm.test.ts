@@ -19,7 +19,10 @@ describe('SIGTERM through the real CLI', () => {
       const behind = ['say behind-1', 'say behind-2'].map((command) => bed.api.enqueue(SIM_SERVER_ID, { command }));
       const porter = bed.spawnPorter();
 
-      await waitFor(() => bed.rcon.executed.some((e) => e.command === slow) || porter.exit, { ...WAIT, what: 'the slow command to reach the game server' });
+      await waitFor(() => bed.rcon.executed.some((e) => e.command === slow) || porter.exit, {
+        ...WAIT,
+        what: 'the slow command to reach the game server',
+      });
       assert.equal(porter.exit, undefined, porter.tail());
       const signalledAt = Date.now();
       porter.kill('SIGTERM');
@@ -56,7 +59,10 @@ describe('SIGTERM through the real CLI', () => {
       await waitFor(() => bed.api.commands()[0]!.status === 'EXECUTED', { ...WAIT, what: 'the delivery' });
       // Idle now: wait until porter has pulled again and found nothing.
       const settledAt = Date.now();
-      await waitFor(() => bed.api.requests.some((r) => r.route === 'pull' && r.at > settledAt && r.status === 204), { ...WAIT, what: 'an idle pull' });
+      await waitFor(() => bed.api.requests.some((r) => r.route === 'pull' && r.at > settledAt && r.status === 204), {
+        ...WAIT,
+        what: 'an idle pull',
+      });
       porter.kill('SIGTERM');
       const exit = await porter.waitExit(5000);
       assert.deepEqual(exit, { code: 0, signal: null }, porter.tail());
@@ -73,7 +79,10 @@ describe('SIGTERM through the real CLI', () => {
       const slow = 'porter-sim delay 800 interrupted';
       bed.api.enqueue(SIM_SERVER_ID, { command: slow });
       const porter = bed.spawnPorter();
-      await waitFor(() => bed.rcon.executed.some((e) => e.command === slow) || porter.exit, { ...WAIT, what: 'the slow command to reach the game server' });
+      await waitFor(() => bed.rcon.executed.some((e) => e.command === slow) || porter.exit, {
+        ...WAIT,
+        what: 'the slow command to reach the game server',
+      });
       porter.kill('SIGINT');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
       assert.equal(bed.api.commands()[0]!.status, 'EXECUTED');

@@ -13,7 +13,10 @@ import { acceptedReports, SIM_SERVER_ID, startBed, WAIT, type PorterProcess } fr
  * holder's pid. A stale lock never keeps porter out.
  */
 
-const stale = { none: undefined, 'a live pid that is not porter (the test runner, another start time)': { pid: process.pid, start: '1', boot: currentHolder().boot } };
+const stale = {
+  none: undefined,
+  'a live pid that is not porter (the test runner, another start time)': { pid: process.pid, start: '1', boot: currentHolder().boot },
+};
 
 describe('two porters started at once on one state directory (real CLI)', () => {
   for (const [name, lock] of Object.entries(stale)) {
@@ -30,7 +33,13 @@ describe('two porters started at once on one state directory (real CLI)', () => 
         const loser = await waitFor(() => both.find((p) => p.exit !== undefined), { ...WAIT, what: 'one of the two to exit' });
         const winner = both.find((p) => p !== loser) as PorterProcess;
         assert.deepEqual(loser.exit, { code: 78, signal: null }, loser.tail());
-        assert.match(loser.stderr, new RegExp(`^porter: E_CONFIG: state directory \\S+ is in use by another porter process \\(pid ${winner.pid}\\): stop it, or give this instance its own stateDir`, 'm'));
+        assert.match(
+          loser.stderr,
+          new RegExp(
+            `^porter: E_CONFIG: state directory \\S+ is in use by another porter process \\(pid ${winner.pid}\\): stop it, or give this instance its own stateDir`,
+            'm',
+          ),
+        );
         await winner.waitForLog(/^porter started$/);
         await waitFor(() => bed.api.commands().some((c) => c.id === id && acceptedReports(c) === 1), { ...WAIT, what: 'the delivery' });
         assert.equal(bed.ranCount('say once'), 1);

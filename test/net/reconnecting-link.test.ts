@@ -189,7 +189,16 @@ describe('ReconnectingLink', () => {
     const failed = lines.filter((line) => line.msg === 'TEST reconnect failed; retrying with backoff');
     assert.deepEqual(
       failed.map((line) => [line.attempt, line.level]),
-      [[1, 40], [2, 40], [3, 20], [4, 40], [5, 20], [6, 20], [7, 20], [8, 40]],
+      [
+        [1, 40],
+        [2, 40],
+        [3, 20],
+        [4, 40],
+        [5, 20],
+        [6, 20],
+        [7, 20],
+        [8, 40],
+      ],
     );
     assert.equal(failed[0]!.test, '127.0.0.1:1', 'the wording fields go on every line');
     opens[9]!.succeed();
@@ -212,10 +221,15 @@ describe('ReconnectingLink', () => {
     assert.equal(link.isReady(), false);
     await assert.rejects(link.connect(), (error) => error === refused);
     await assert.rejects(link.waitReady(), (error) => error === refused);
-    assert.throws(() => link.throwIfUnusable(), (error) => error === refused);
+    assert.throws(
+      () => link.throwIfUnusable(),
+      (error) => error === refused,
+    );
     link.ensureReconnecting();
     assert.equal(opens.length, 2);
-    assert.ok(lines.some((line) => line.msg === 'TEST password rejected; not reconnecting until the configuration is fixed' && line.level === 50));
+    assert.ok(
+      lines.some((line) => line.msg === 'TEST password rejected; not reconnecting until the configuration is fixed' && line.level === 50),
+    );
     await link.close();
   });
 
@@ -238,8 +252,14 @@ describe('ReconnectingLink', () => {
     const ready = link.waitReady();
     await link.close();
     assert.equal(clock.sleeping, 0);
-    await assert.rejects(ready, (error) => error instanceof TestConnectError && error.message === 'the test session to 127.0.0.1:1 was closed before it was ready');
-    await assert.rejects(link.connect(), (error) => error instanceof NotSentError && error.message === 'the test session to 127.0.0.1:1 is closed; the command was not sent');
+    await assert.rejects(
+      ready,
+      (error) => error instanceof TestConnectError && error.message === 'the test session to 127.0.0.1:1 was closed before it was ready',
+    );
+    await assert.rejects(
+      link.connect(),
+      (error) => error instanceof NotSentError && error.message === 'the test session to 127.0.0.1:1 is closed; the command was not sent',
+    );
     assert.equal(link.closed, true);
     await link.close();
 
@@ -258,7 +278,10 @@ describe('ReconnectingLink', () => {
     const late = opens[0]!.succeed();
     const closing = link.close();
     assert.equal(opens[0]!.signal.aborted, true, 'the attempt is told to stop');
-    await assert.rejects(attempt, (error) => error instanceof TestConnectError && error.message === 'the test session to 127.0.0.1:1 was closed');
+    await assert.rejects(
+      attempt,
+      (error) => error instanceof TestConnectError && error.message === 'the test session to 127.0.0.1:1 was closed',
+    );
     await closing;
     assert.equal(late.dropped, true);
     assert.equal(link.isReady(), false);

@@ -184,7 +184,15 @@ describe('PlayerCache.get', () => {
 describe('PlayerCache joins', () => {
   test('onJoin fires with the new identifiers only, never for the first list or for leaves', async () => {
     const clock = new FakeClock();
-    const lists: (string[] | Error)[] = [['Steve'], ['Steve'], ['Steve', 'Alex'], ['Alex'], new Error('timeout'), ['Alex'], ['Alex', 'Steve', 'Notch']];
+    const lists: (string[] | Error)[] = [
+      ['Steve'],
+      ['Steve'],
+      ['Steve', 'Alex'],
+      ['Alex'],
+      new Error('timeout'),
+      ['Alex'],
+      ['Alex', 'Steve', 'Notch'],
+    ];
     const joins: string[][] = [];
     const cache = new PlayerCache({
       read: async () => {

@@ -44,7 +44,7 @@ describe('Minecraft preset over RCON', () => {
     );
   });
 
-  test('a delivery to an offline player fails with the game\'s answer as the reason', async () => {
+  test("a delivery to an offline player fails with the game's answer as the reason", async () => {
     const patterns = compileFailurePatterns(gameFor({ preset: 'minecraft' }));
     const offline = await executor.execute('give Herobrine diamond 1', context);
     assert.equal(failureIn(offline, patterns), 'No player was found');
@@ -94,10 +94,13 @@ describe('Source preset over RCON', () => {
 
   test('reads SteamID64s from status', async () => {
     const preset = gameFor({ preset: 'source' });
-    assert.deepEqual(await preset.readPlayers((command) => executor.query(command)), [fakeSteamId64('Alice'), fakeSteamId64('Bob The Builder')]);
+    assert.deepEqual(await preset.readPlayers((command) => executor.query(command)), [
+      fakeSteamId64('Alice'),
+      fakeSteamId64('Bob The Builder'),
+    ]);
   });
 
-  test('srcds\'s answer to an unknown command is a failure', async () => {
+  test("srcds's answer to an unknown command is a failure", async () => {
     const patterns = compileFailurePatterns(gameFor({ preset: 'source' }));
     const answer = await executor.execute('givecredits Alice 100', context);
     assert.equal(failureIn(answer, patterns), 'Unknown command "givecredits"');

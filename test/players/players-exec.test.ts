@@ -50,7 +50,7 @@ describe('execPlayerReader', () => {
     try {
       await assert.rejects(reading, /did not finish within 300 ms and was killed/);
       assert.throws(() => process.kill(pids.leader, 0), { code: 'ESRCH' });
-      await waitFor(() => !isAlive(pids.child), { what: 'the script\'s child to be killed with its group' });
+      await waitFor(() => !isAlive(pids.child), { what: "the script's child to be killed with its group" });
     } finally {
       killQuietly(pids.child);
       await rm(dir, { recursive: true, force: true });
@@ -66,7 +66,7 @@ describe('execPlayerReader', () => {
     try {
       controller.abort();
       await assert.rejects(reading, /was stopped before it finished/);
-      await waitFor(() => !isAlive(pids.child), { what: 'the script\'s child to be killed with its group' });
+      await waitFor(() => !isAlive(pids.child), { what: "the script's child to be killed with its group" });
     } finally {
       killQuietly(pids.child);
       await rm(dir, { recursive: true, force: true });

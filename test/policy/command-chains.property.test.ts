@@ -32,7 +32,8 @@ function spelled(name: string): fc.Arbitrary<string> {
 }
 
 const separator = fc.constantFrom(' ', '  ', '\t', ' \t ');
-const join = (parts: readonly string[], gaps: readonly string[]) => parts.map((part, i) => (i === 0 ? part : `${gaps[i % gaps.length]}${part}`)).join('');
+const join = (parts: readonly string[], gaps: readonly string[]) =>
+  parts.map((part, i) => (i === 0 ? part : `${gaps[i % gaps.length]}${part}`)).join('');
 
 /** Tokens joined by random whitespace. */
 function line(parts: fc.Arbitrary<readonly string[]>): fc.Arbitrary<string> {
@@ -57,7 +58,23 @@ const deniedCommand: fc.Arbitrary<string[]> = fc
   .chain(([name, ...args]) => spelled(name).map((root) => [root, ...args]));
 
 /** Selectors, names and arguments, the word run and command names among them. */
-const ARGUMENTS = ['run', 'RUN', '@a', '@s', '@e[type=zombie]', '@a[name=run]', 'Steve', 'op', 'stop', 'execute', 'return', 'x', 'minecraft:stone', 'sales', 'a.b'];
+const ARGUMENTS = [
+  'run',
+  'RUN',
+  '@a',
+  '@s',
+  '@e[type=zombie]',
+  '@a[name=run]',
+  'Steve',
+  'op',
+  'stop',
+  'execute',
+  'return',
+  'x',
+  'minecraft:stone',
+  'sales',
+  'a.b',
+];
 const COORDINATES = ['~', '~1', '~-2', '0', '64', '-3.5', '^', '^1'];
 
 function subcommand(argument: fc.Arbitrary<string>): fc.Arbitrary<string[]> {
@@ -77,7 +94,15 @@ function subcommand(argument: fc.Arbitrary<string>): fc.Arbitrary<string[]> {
     fc.tuple(condition, fc.constant('block'), coordinate, coordinate, coordinate, argument),
     fc.tuple(condition, fc.constant('score'), argument, argument, fc.constant('matches'), fc.constantFrom('1..', '0')),
     fc.tuple(condition, fc.constant('data'), fc.constant('storage'), argument, argument),
-    fc.tuple(fc.constant('store'), fc.constantFrom('result', 'success'), fc.constant('storage'), argument, argument, fc.constant('int'), fc.constant('1')),
+    fc.tuple(
+      fc.constant('store'),
+      fc.constantFrom('result', 'success'),
+      fc.constant('storage'),
+      argument,
+      argument,
+      fc.constant('int'),
+      fc.constant('1'),
+    ),
     fc.tuple(fc.constant('store'), fc.constantFrom('result', 'success'), fc.constant('score'), argument, argument),
     fc.tuple(fc.constant('summon'), fc.constantFrom('zombie', 'minecraft:pig')),
   );
@@ -99,7 +124,16 @@ function chain(end: fc.Arbitrary<string[]>, argument: fc.Arbitrary<string>, dept
 /** Java 1.12 chains: execute <entity> <x> <y> <z> [detect <x> <y> <z> <block> <data>] <command>. */
 const oldExecute = (end: fc.Arbitrary<string[]>) => {
   const coordinate = fc.constantFrom(...COORDINATES);
-  const detect = fc.option(fc.tuple(fc.constant('detect'), coordinate, coordinate, coordinate, fc.constantFrom('stone', 'minecraft:air'), fc.constantFrom('0', '-1')));
+  const detect = fc.option(
+    fc.tuple(
+      fc.constant('detect'),
+      coordinate,
+      coordinate,
+      coordinate,
+      fc.constantFrom('stone', 'minecraft:air'),
+      fc.constantFrom('0', '-1'),
+    ),
+  );
   return fc
     .tuple(spelled('execute'), fc.constantFrom(...ARGUMENTS), coordinate, coordinate, coordinate, detect, end)
     .map(([head, entity, x, y, z, condition, rest]) => [head, entity, x, y, z, ...(condition ?? []), ...rest]);
@@ -107,7 +141,13 @@ const oldExecute = (end: fc.Arbitrary<string[]>) => {
 
 /** Printable text a buyer may pick as a nickname: words that matter to the policy mixed with anything. */
 const nicknameText = fc
-  .array(fc.oneof(fc.constantFrom('run', 'op', '/', ':', 'minecraft:', ' ', '  ', '\t', '"', "'", '@a', '~', 'stop', 'execute', 'return', 'sudo'), fc.string({ unit: 'grapheme', maxLength: 6 })), { maxLength: 6 })
+  .array(
+    fc.oneof(
+      fc.constantFrom('run', 'op', '/', ':', 'minecraft:', ' ', '  ', '\t', '"', "'", '@a', '~', 'stop', 'execute', 'return', 'sudo'),
+      fc.string({ unit: 'grapheme', maxLength: 6 }),
+    ),
+    { maxLength: 6 },
+  )
   .map((parts) => parts.join(''));
 
 const refused = (command: string) => !defaults.check(command).ok;
@@ -116,7 +156,10 @@ describe('command policy: properties of chain reading', () => {
   test('any execute/return chain, nested or 1.12-style, that ends in a denied command is refused', () => {
     const ending = fc.oneof(deniedCommand, oldExecute(deniedCommand));
     fc.assert(
-      fc.property(line(fc.oneof(chain(ending, fc.constantFrom(...ARGUMENTS), 3), oldExecute(chain(deniedCommand, fc.constantFrom(...ARGUMENTS), 1)))), refused),
+      fc.property(
+        line(fc.oneof(chain(ending, fc.constantFrom(...ARGUMENTS), 3), oldExecute(chain(deniedCommand, fc.constantFrom(...ARGUMENTS), 1)))),
+        refused,
+      ),
       fcOptions(RUNS),
     );
   });
@@ -132,10 +175,17 @@ describe('command policy: properties of chain reading', () => {
       'minecraft:execute as {player} run lp user {player} parent add vip',
     ];
     fc.assert(
-      fc.property(fc.constantFrom(...templates), nicknameText, separator, line(deniedCommand), nicknameText, (template, before, gap, denied, after) => {
-        const nickname = `${before}${gap}run${gap}${denied}${/^\s/.test(after) ? after : ` ${after}`}`;
-        return refused(template.replaceAll('{player}', nickname));
-      }),
+      fc.property(
+        fc.constantFrom(...templates),
+        nicknameText,
+        separator,
+        line(deniedCommand),
+        nicknameText,
+        (template, before, gap, denied, after) => {
+          const nickname = `${before}${gap}run${gap}${denied}${/^\s/.test(after) ? after : ` ${after}`}`;
+          return refused(template.replaceAll('{player}', nickname));
+        },
+      ),
       fcOptions(RUNS),
     );
   });
@@ -163,7 +213,10 @@ describe('command policy: properties of chain reading', () => {
       'execute {player} ~ ~ ~ give {player} diamond 1',
       'return run give {player} diamond 1',
     ];
-    const name = fc.oneof(fc.stringMatching(/^[A-Za-z0-9_]{1,16}$/), fc.constantFrom('run', 'RUN', 'op', 'stop', 'deop', 'execute', 'return', 'sudo', 'Command', 'detect', 'kill', 'c'));
+    const name = fc.oneof(
+      fc.stringMatching(/^[A-Za-z0-9_]{1,16}$/),
+      fc.constantFrom('run', 'RUN', 'op', 'stop', 'deop', 'execute', 'return', 'sudo', 'Command', 'detect', 'kill', 'c'),
+    );
     fc.assert(
       fc.property(fc.constantFrom(...templates), name, (template, player) => defaults.check(template.replaceAll('{player}', player)).ok),
       fcOptions(RUNS),
@@ -171,11 +224,20 @@ describe('command policy: properties of chain reading', () => {
   });
 
   test('a chain whose every possible command is allowed is never refused by an allow list naming them', () => {
-    const allowList = compileCommandPolicy(minecraft, { allow: ['execute', 'return', 'summon', 'give', 'tellraw', 'lp user', 'say'], defaultDeny: true });
+    const allowList = compileCommandPolicy(minecraft, {
+      allow: ['execute', 'return', 'summon', 'give', 'tellraw', 'lp user', 'say'],
+      defaultDeny: true,
+    });
     // No argument is the word run here: a selector named run would make the next word a possible command too.
     const argument = fc.constantFrom(...ARGUMENTS.filter((word) => word.toLowerCase() !== 'run'));
     const allowedCommand = fc
-      .constantFrom(['give', '@s', 'diamond', '1'], ['tellraw', '@s', '"Thanks!"'], ['lp', 'user', 'Steve', 'parent', 'add', 'vip'], ['summon', 'minecraft:firework_rocket', '~', '~1', '~'], ['say', 'thanks'])
+      .constantFrom(
+        ['give', '@s', 'diamond', '1'],
+        ['tellraw', '@s', '"Thanks!"'],
+        ['lp', 'user', 'Steve', 'parent', 'add', 'vip'],
+        ['summon', 'minecraft:firework_rocket', '~', '~1', '~'],
+        ['say', 'thanks'],
+      )
       .chain(([name, ...args]) => spelled(name).map((root) => [root, ...args]));
     fc.assert(
       fc.property(line(chain(allowedCommand, argument, 3)), (command) => {

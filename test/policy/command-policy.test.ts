@@ -67,8 +67,22 @@ describe('command policy: root-command rules', () => {
   const policy = compileCommandPolicy(minecraft, { deny: ['give'], defaultDeny: true });
 
   test('every spelling of a denied root is refused, with the rule named', () => {
-    for (const command of ['op Steve', '/op Steve', '/OP Steve', 'minecraft:op Steve', 'bukkit:op Steve', 'essentials:op x', '   op    Steve', '\top\tSteve', '//op x']) {
-      assert.equal(refused(policy, command), 'denied by the minecraft preset\'s default deny rule "op" (set commandPolicy.defaultDeny to false to allow it)', command);
+    for (const command of [
+      'op Steve',
+      '/op Steve',
+      '/OP Steve',
+      'minecraft:op Steve',
+      'bukkit:op Steve',
+      'essentials:op x',
+      '   op    Steve',
+      '\top\tSteve',
+      '//op x',
+    ]) {
+      assert.equal(
+        refused(policy, command),
+        'denied by the minecraft preset\'s default deny rule "op" (set commandPolicy.defaultDeny to false to allow it)',
+        command,
+      );
     }
     assert.equal(refused(policy, 'give Steve diamond'), 'denied by commandPolicy rule "give"');
   });
@@ -92,13 +106,18 @@ describe('command policy: root-command rules', () => {
   });
 
   test('execute … run chains are searched for denied roots', () => {
-    for (const command of ['execute as @a run op x', 'execute as @a run minecraft:op x', 'minecraft:execute at @s run execute if entity @s run /op x', 'EXECUTE AS @a RUN OP x']) {
+    for (const command of [
+      'execute as @a run op x',
+      'execute as @a run minecraft:op x',
+      'minecraft:execute at @s run execute if entity @s run /op x',
+      'EXECUTE AS @a RUN OP x',
+    ]) {
       assert.match(refused(policy, command), /"op"/, command);
     }
     allowed(policy, 'execute as @a run say hi');
   });
 
-  test('defaultDeny: false lets the preset list go; the owner\'s own rules stay', () => {
+  test("defaultDeny: false lets the preset list go; the owner's own rules stay", () => {
     const open = compileCommandPolicy(minecraft, { deny: ['give'], defaultDeny: false });
     allowed(open, 'op Steve');
     assert.equal(refused(open, 'give Steve diamond'), 'denied by commandPolicy rule "give"');
@@ -106,7 +125,18 @@ describe('command policy: root-command rules', () => {
 
   test('no config at all: the preset default deny list applies', () => {
     const defaults = compileCommandPolicy(minecraft);
-    for (const command of ['op Steve', 'deop Owner', 'stop', 'restart', 'reload', 'rl', 'ban-ip 1.2.3.4', 'save-off', 'transfer evil.example 25565 @a']) refused(defaults, command);
+    for (const command of [
+      'op Steve',
+      'deop Owner',
+      'stop',
+      'restart',
+      'reload',
+      'rl',
+      'ban-ip 1.2.3.4',
+      'save-off',
+      'transfer evil.example 25565 @a',
+    ])
+      refused(defaults, command);
     allowed(defaults, 'give Steve diamond 1');
     allowed(defaults, 'lp user Steve parent add vip');
     allowed(defaults, 'pardon Steve');
@@ -150,7 +180,10 @@ describe('command policy: regex rules and allow lists', () => {
       refused(policy, 'execute as run at @s run give @s diamond'),
       'not allowed by commandPolicy.allow: no entry matches the command root "at" at a place where this line may start a command (every command after a "run" in an execute or return chain, or after "sudo <player>", must be allowed too)',
     );
-    assert.match(refused(policy, `execute ${Array.from({ length: 8 }, (_, i) => `run cmd${i}`).join(' ')}`), /"cmd0", "cmd1", "cmd2", "cmd3", "cmd4", …/);
+    assert.match(
+      refused(policy, `execute ${Array.from({ length: 8 }, (_, i) => `run cmd${i}`).join(' ')}`),
+      /"cmd0", "cmd1", "cmd2", "cmd3", "cmd4", …/,
+    );
   });
 
   test('an empty allow list allows nothing', () => {
@@ -158,11 +191,14 @@ describe('command policy: regex rules and allow lists', () => {
   });
 
   test('bad rules are ConfigErrors that name the entry', () => {
-    assert.throws(() => compileCommandPolicy(none, { deny: ['op', '/(/'], defaultDeny: true }), (error: unknown) => {
-      assert.ok(error instanceof ConfigError);
-      assert.match(error.message, /commandPolicy\.deny\[1\] "\/\(\/" is not a valid regular expression/);
-      return true;
-    });
+    assert.throws(
+      () => compileCommandPolicy(none, { deny: ['op', '/(/'], defaultDeny: true }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /commandPolicy\.deny\[1\] "\/\(\/" is not a valid regular expression/);
+        return true;
+      },
+    );
     assert.throws(() => compileCommandPolicy(none, { allow: ['   '], defaultDeny: true }), /commandPolicy\.allow\[0\] is empty/);
     assert.throws(() => compileCommandPolicy(none, { deny: ['minecraft:'], defaultDeny: true }), /commandPolicy\.deny\[0\] is empty/);
   });

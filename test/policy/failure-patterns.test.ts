@@ -33,7 +33,13 @@ describe('failureIn with the Minecraft preset', () => {
   });
 
   test('answers of commands that ran are not failures', () => {
-    for (const answer of ['Gave 1 [Diamond] to Steve', '', 'Added Steve to the whitelist', 'Set the time to 1000', 'Made Steve a server operator']) {
+    for (const answer of [
+      'Gave 1 [Diamond] to Steve',
+      '',
+      'Added Steve to the whitelist',
+      'Set the time to 1000',
+      'Made Steve a server operator',
+    ]) {
       assert.equal(failureIn(answer, patterns), null, answer);
     }
   });
@@ -87,11 +93,14 @@ describe('compileFailurePatterns with the config', () => {
   });
 
   test('an invalid pattern is a ConfigError naming the entry', () => {
-    assert.throws(() => compileFailurePatterns(minecraft, ['ok', '(']), (error: unknown) => {
-      assert.ok(error instanceof ConfigError);
-      assert.match(error.message, /failurePatterns entry 1/);
-      assert.equal(error.exitCode, 78);
-      return true;
-    });
+    assert.throws(
+      () => compileFailurePatterns(minecraft, ['ok', '(']),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /failurePatterns entry 1/);
+        assert.equal(error.exitCode, 78);
+        return true;
+      },
+    );
   });
 });

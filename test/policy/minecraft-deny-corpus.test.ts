@@ -71,7 +71,7 @@ const MUST_REFUSE: readonly string[] = [
   // Command blocks run the text of their Command tag.
   'setblock ~ ~ ~ command_block{Command:"op Mallory",auto:1b}',
   'setblock ~ ~ ~ minecraft:repeating_command_block{"Command" : "stop",auto:1b}',
-  'fill 0 0 0 1 1 1 command_block{Command:\'op Mallory\',auto:1b}',
+  "fill 0 0 0 1 1 1 command_block{Command:'op Mallory',auto:1b}",
   'summon command_block_minecart ~ ~ ~ {Command:"op Mallory"}',
   'data merge block 0 64 0 {Command:"op Mallory",auto:1b}',
   'data modify block 0 64 0 Command set value "op Mallory"',

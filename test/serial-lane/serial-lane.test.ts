@@ -47,6 +47,9 @@ test('an aborted waiter leaves without running and without holding up the next',
 
 test('a failing task does not block the lane', async () => {
   const lane = new SerialLane();
-  await assert.rejects(lane.run(async () => Promise.reject(new Error('boom'))), /boom/);
+  await assert.rejects(
+    lane.run(async () => Promise.reject(new Error('boom'))),
+    /boom/,
+  );
   assert.equal(await lane.run(async () => 1), 1);
 });

@@ -101,8 +101,14 @@ describe('docker-compose.example.yml', { skip }, () => {
     for (const name of Object.keys(compose.secrets ?? {})) assert.ok(compose.secrets![name]!.file, `secret ${name} comes from a file`);
 
     // The example config the guide tells users to copy to ./porter/config.json.
-    const raw = JSON.parse(readRepoFile('docs/examples/config.compose.json')) as { api: { tokenFile: string }; servers: { executor: { passwordFile: string } }[] };
-    const config = await parseConfig(raw, repoPath('docs/examples'), { PORTER_API_TOKEN: 'gci_test_token', PORTER_RCON_PASSWORD: 'test-password' });
+    const raw = JSON.parse(readRepoFile('docs/examples/config.compose.json')) as {
+      api: { tokenFile: string };
+      servers: { executor: { passwordFile: string } }[];
+    };
+    const config = await parseConfig(raw, repoPath('docs/examples'), {
+      PORTER_API_TOKEN: 'gci_test_token',
+      PORTER_RCON_PASSWORD: 'test-password',
+    });
     const executor = config.servers[0]!.executor;
     assert.equal(executor.type, 'rcon');
     assert.ok(executor.type === 'rcon');
@@ -112,6 +118,7 @@ describe('docker-compose.example.yml', { skip }, () => {
     assert.equal(parseListen(config.health!.listen).port, healthPort, 'HEALTHCHECK probes the port porter listens on');
     assert.ok(secretPaths(porter).includes(raw.api.tokenFile), 'api.tokenFile is a secret porter receives');
     assert.ok(secretPaths(porter).includes(raw.servers[0]!.executor.passwordFile), 'passwordFile is a secret porter receives');
-    if (mcVars.RCON_PASSWORD_FILE) assert.equal(raw.servers[0]!.executor.passwordFile, mcVars.RCON_PASSWORD_FILE, 'one password file for both');
+    if (mcVars.RCON_PASSWORD_FILE)
+      assert.equal(raw.servers[0]!.executor.passwordFile, mcVars.RCON_PASSWORD_FILE, 'one password file for both');
   });
 });

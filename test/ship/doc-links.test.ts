@@ -7,7 +7,12 @@ import { repoPath, repoRoot } from './repo.js';
 
 /** The docs stand alone: every relative link resolves, and nothing points at a document the repository does not hold. */
 
-const MARKDOWN = ['README.md', ...readdirSync(repoPath('docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const MARKDOWN = [
+  'README.md',
+  ...readdirSync(repoPath('docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
@@ -20,7 +25,7 @@ function filesUnder(dir: string): string[] {
 const OUTSIDE_REFERENCE = /DESIGN §|issue [0-9]|seller-api\.md|shared\//i;
 
 describe('doc links', () => {
-  test('the slug rule is GitHub\'s', () => {
+  test("the slug rule is GitHub's", () => {
     assert.equal(githubSlug('Beside itzg/minecraft-server (Compose)'), 'beside-itzgminecraft-server-compose');
     assert.equal(githubSlug('ARK: Survival Evolved / Ascended (RCON)'), 'ark-survival-evolved--ascended-rcon');
     assert.equal(githubSlug("Source engine: CS2, CS:GO, Garry's Mod, TF2 (RCON)"), 'source-engine-cs2-csgo-garrys-mod-tf2-rcon');
@@ -50,7 +55,8 @@ describe('doc links', () => {
           broken.push(`${file}: ${target} (an anchor into a file that is not Markdown)`);
           continue;
         }
-        if (!headingAnchors(readFileSync(path, 'utf8')).has(anchor)) broken.push(`${file}: ${target} (no heading #${anchor} in ${relative(repoRoot, path)})`);
+        if (!headingAnchors(readFileSync(path, 'utf8')).has(anchor))
+          broken.push(`${file}: ${target} (no heading #${anchor} in ${relative(repoRoot, path)})`);
       }
     }
     assert.deepEqual(broken, []);
@@ -82,7 +88,8 @@ describe('doc links', () => {
       for (const [reference, file, anchor] of readFileSync(path, 'utf8').matchAll(cited)) {
         const target = repoPath(`docs/${file!}`);
         if (!existsSync(target)) broken.push(`${relative(repoRoot, path)}: ${reference} (no such file)`);
-        else if (anchor !== undefined && !headingAnchors(readFileSync(target, 'utf8')).has(anchor)) broken.push(`${relative(repoRoot, path)}: ${reference} (no such heading)`);
+        else if (anchor !== undefined && !headingAnchors(readFileSync(target, 'utf8')).has(anchor))
+          broken.push(`${relative(repoRoot, path)}: ${reference} (no such heading)`);
       }
     }
     assert.deepEqual(broken, []);

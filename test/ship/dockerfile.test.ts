@@ -75,7 +75,10 @@ describe('Dockerfile lint (dockerfile-utils)', { skip: typeof linter === 'string
   test('does report a broken Dockerfile (the lint can fail)', () => {
     const broken = 'FROM node:24-alpine\nCMD ["a"]\nCMD [\'b\']\nWORKDIR relative\nEXPOSE http\n';
     const messages = validate(broken, strict).map((d) => d.message);
-    assert.ok(messages.some((m) => /only be one CMD/.test(m)), messages.join('; '));
+    assert.ok(
+      messages.some((m) => /only be one CMD/.test(m)),
+      messages.join('; '),
+    );
     assert.ok(messages.some((m) => /single quotes/.test(m)));
     assert.ok(messages.some((m) => /WORKDIR paths should be absolute/.test(m)));
     assert.ok(messages.some((m) => /Invalid containerPort/.test(m)));
@@ -86,9 +89,18 @@ describe('Dockerfile properties', () => {
   test('multi-stage: a build stage with dev dependencies, a runtime stage with npm ci --omit=dev', () => {
     assert.ok(stages.length >= 2, 'expected at least two stages');
     assert.ok(build, 'a stage named "build"');
-    assert.ok(all(build, 'RUN').some((r) => /\bnpm ci\b/.test(r) && !/--omit=dev/.test(r)), 'build installs dev dependencies');
-    assert.ok(all(build, 'RUN').some((r) => /\btsc\b|\bnpm run build\b/.test(r)), 'build compiles (and bundles)');
-    assert.ok(all(runtime, 'RUN').some((r) => /\bnpm ci\b.*--omit=dev/.test(r)), 'runtime runs npm ci --omit=dev');
+    assert.ok(
+      all(build, 'RUN').some((r) => /\bnpm ci\b/.test(r) && !/--omit=dev/.test(r)),
+      'build installs dev dependencies',
+    );
+    assert.ok(
+      all(build, 'RUN').some((r) => /\btsc\b|\bnpm run build\b/.test(r)),
+      'build compiles (and bundles)',
+    );
+    assert.ok(
+      all(runtime, 'RUN').some((r) => /\bnpm ci\b.*--omit=dev/.test(r)),
+      'runtime runs npm ci --omit=dev',
+    );
     assert.ok(!/\bnpm install\b/.test(text), 'npm ci, never npm install: the lock file decides');
   });
 
@@ -140,11 +152,20 @@ describe('HEALTHCHECK against a real /healthz', () => {
   const survival = fakeServer('1b4e28ba-2fa1-11d2-883f-0016d3cca427', 'survival');
   let dir = '';
   let health: HealthServer;
-  const command = words(words(lastArgs(runtime, 'HEALTHCHECK') ?? '').words.slice(1).join(' ')).words;
+  const command = words(
+    words(lastArgs(runtime, 'HEALTHCHECK') ?? '')
+      .words.slice(1)
+      .join(' '),
+  ).words;
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'porter-hc-'));
-    health = await startHealthServer({ listen: '127.0.0.1:0', daemon: fakeDaemon([survival.part], dir), logger: pino({ level: 'silent' }), clock });
+    health = await startHealthServer({
+      listen: '127.0.0.1:0',
+      daemon: fakeDaemon([survival.part], dir),
+      logger: pino({ level: 'silent' }),
+      clock,
+    });
   });
   after(async () => {
     await health.close();
@@ -166,7 +187,12 @@ describe('HEALTHCHECK against a real /healthz', () => {
   });
 
   test('exits 1 when nothing listens', async () => {
-    const closed = await startHealthServer({ listen: '127.0.0.1:0', daemon: fakeDaemon([], dir), logger: pino({ level: 'silent' }), clock });
+    const closed = await startHealthServer({
+      listen: '127.0.0.1:0',
+      daemon: fakeDaemon([], dir),
+      logger: pino({ level: 'silent' }),
+      clock,
+    });
     const port = closed.port;
     await closed.close();
     assert.equal((await probe(port)).code, 1);
@@ -214,7 +240,9 @@ describe('the runtime stage ships what npm pack ships', () => {
   });
 
   test('the runtime image copies nothing npm pack would not ship (but the lock file)', () => {
-    const extra = [...imagePaths().keys()].filter((p) => !installOnly.has(p) && !packed.some((file) => file === p || file.startsWith(`${p}/`)));
+    const extra = [...imagePaths().keys()].filter(
+      (p) => !installOnly.has(p) && !packed.some((file) => file === p || file.startsWith(`${p}/`)),
+    );
     assert.deepEqual(extra, [], 'the runtime stage copies these but npm pack does not ship them');
   });
 
@@ -226,7 +254,8 @@ describe('the runtime stage ships what npm pack ships', () => {
     assert.equal(rules[0], '*', 'starts by excluding everything');
     const allowed = rules.filter((r) => r.startsWith('!')).map((r) => r.slice(1).replace(/\/$/, ''));
     const fromContext = new Set<string>();
-    for (const stage of stages) for (const copy of copies(stage)) if (copy.from === undefined) copy.sources.forEach((s) => fromContext.add(s));
+    for (const stage of stages)
+      for (const copy of copies(stage)) if (copy.from === undefined) copy.sources.forEach((s) => fromContext.add(s));
     assert.deepEqual([...fromContext].sort(), [...allowed].sort());
     for (const secret of ['api-token', 'rcon-password', 'state', 'node_modules', '.git', 'dist']) {
       assert.ok(!allowed.includes(secret), `${secret} must stay out of the build context`);

@@ -24,7 +24,8 @@ function keyPaths(node: Record<string, unknown>, path: string, out: Set<string>)
     keyPaths(child, full, out);
   }
   if (node.items && typeof node.items === 'object') keyPaths(node.items as Record<string, unknown>, `${path}[]`, out);
-  for (const branch of [...((node.oneOf as unknown[]) ?? []), ...((node.anyOf as unknown[]) ?? [])]) keyPaths(branch as Record<string, unknown>, path, out);
+  for (const branch of [...((node.oneOf as unknown[]) ?? []), ...((node.anyOf as unknown[]) ?? [])])
+    keyPaths(branch as Record<string, unknown>, path, out);
   return out;
 }
 
@@ -145,17 +146,27 @@ describe('docs', () => {
     const servers = configs.flatMap((config) => config.servers);
     const usedPresets = new Set(servers.map((server) => server.players?.preset ?? 'none'));
     const usedExecutors = new Set(servers.map((server) => server.executor.type));
-    assert.deepEqual(executors.filter((type) => !usedExecutors.has(type)), [], 'executor types without a config in games.md');
-    assert.deepEqual(presets.filter((preset) => !usedPresets.has(preset)), [], 'games without a config in games.md');
+    assert.deepEqual(
+      executors.filter((type) => !usedExecutors.has(type)),
+      [],
+      'executor types without a config in games.md',
+    );
+    assert.deepEqual(
+      presets.filter((preset) => !usedPresets.has(preset)),
+      [],
+      'games without a config in games.md',
+    );
   });
 
   test('games.md has a section for every game, and the README links each one', () => {
     const headings = proseLines(readRepoFile('docs/games.md')).filter((line) => line.startsWith('## '));
     const readme = readRepoFile('README.md');
     for (const game of ['Minecraft', 'Source', 'ARK', 'Palworld', 'Squad', 'Conan', 'Factorio', 'Rust', 'Any other game']) {
-      assert.ok(headings.some((heading) => heading.includes(game)), `games.md has no section for ${game}`);
+      assert.ok(
+        headings.some((heading) => heading.includes(game)),
+        `games.md has no section for ${game}`,
+      );
       assert.match(readme, new RegExp(`\\[${game}[^\\]]*\\]\\(docs/games\\.md#`), `README.md links no games.md section for ${game}`);
     }
   });
 });
-

@@ -29,18 +29,22 @@ async function mdweSupported(): Promise<boolean> {
 
 const supported = await mdweSupported();
 
-describe('MemoryDenyWriteExecute and Node', { skip: supported ? false : 'kernel without PR_SET_MDWE (Linux < 6.3) or no /usr/bin/python3' }, () => {
-  test('node aborts as soon as V8 compiles code when W^X is enforced', async () => {
-    const script = 'let s = 0; for (let i = 0; i < 1e6; i++) s += i; console.log(s)';
-    const result = await run(PYTHON, ['-c', underMdwe, process.execPath, '-e', script], { timeoutMs: 30_000 });
-    assert.notEqual(result.code, 0, `node ran under PR_SET_MDWE: MemoryDenyWriteExecute=yes may now work\n${result.stdout}`);
-    assert.match(result.stderr, /SetPermissions|Fatal error|Check failed/);
-  });
+describe(
+  'MemoryDenyWriteExecute and Node',
+  { skip: supported ? false : 'kernel without PR_SET_MDWE (Linux < 6.3) or no /usr/bin/python3' },
+  () => {
+    test('node aborts as soon as V8 compiles code when W^X is enforced', async () => {
+      const script = 'let s = 0; for (let i = 0; i < 1e6; i++) s += i; console.log(s)';
+      const result = await run(PYTHON, ['-c', underMdwe, process.execPath, '-e', script], { timeoutMs: 30_000 });
+      assert.notEqual(result.code, 0, `node ran under PR_SET_MDWE: MemoryDenyWriteExecute=yes may now work\n${result.stdout}`);
+      assert.match(result.stderr, /SetPermissions|Fatal error|Check failed/);
+    });
 
-  test('node --jitless survives it but has no WebAssembly, which undici needs for HTTP', async () => {
-    const script = 'console.log(typeof WebAssembly)';
-    const result = await run(PYTHON, ['-c', underMdwe, process.execPath, '--jitless', '-e', script], { timeoutMs: 30_000 });
-    assert.equal(result.code, 0, result.stderr);
-    assert.equal(result.stdout.trim(), 'undefined');
-  });
-});
+    test('node --jitless survives it but has no WebAssembly, which undici needs for HTTP', async () => {
+      const script = 'console.log(typeof WebAssembly)';
+      const result = await run(PYTHON, ['-c', underMdwe, process.execPath, '--jitless', '-e', script], { timeoutMs: 30_000 });
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout.trim(), 'undefined');
+    });
+  },
+);

@@ -58,7 +58,8 @@ describe('npm pack → npm install -g → porter', { timeout: 240_000 }, () => {
     const result = await run(porter, ['--help'], { timeoutMs: 30_000 });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^Usage: porter \[options\] \[command\]/m);
-    for (const command of ['run', 'check', 'rcon', 'players', 'demo']) assert.match(result.stdout, new RegExp(`^  ${command}\\b`, 'm'), command);
+    for (const command of ['run', 'check', 'rcon', 'players', 'demo'])
+      assert.match(result.stdout, new RegExp(`^  ${command}\\b`, 'm'), command);
     assert.match(result.stdout, /78/, 'the exit codes are explained');
 
     const times: number[] = [];
@@ -79,11 +80,15 @@ describe('npm pack → npm install -g → porter', { timeout: 240_000 }, () => {
     assert.ok(!existsSync(join(packageDir, 'node_modules/typescript')), 'dev dependencies are not installed');
   });
 
-  test('the shipped unit verifies against the real install at /usr/local/bin/porter', { skip: which('systemd-analyze') ? false : 'systemd-analyze not installed' }, async () => {
-    const result = await run('systemd-analyze', ['verify', `--root=${root}`, 'porter.service'], { timeoutMs: 30_000 });
-    assert.equal(`${result.stdout}${result.stderr}`, '');
-    assert.equal(result.code, 0);
-  });
+  test(
+    'the shipped unit verifies against the real install at /usr/local/bin/porter',
+    { skip: which('systemd-analyze') ? false : 'systemd-analyze not installed' },
+    async () => {
+      const result = await run('systemd-analyze', ['verify', `--root=${root}`, 'porter.service'], { timeoutMs: 30_000 });
+      assert.equal(`${result.stdout}${result.stderr}`, '');
+      assert.equal(result.code, 0);
+    },
+  );
 
   test('the installed porter runs: time to first pull, then a clean SIGTERM stop (exit 0)', async (t) => {
     const api = await startSellerApi();

@@ -85,10 +85,14 @@ describe('system calls of a running porter vs the unit SystemCallFilter', { skip
         }),
       );
       const trace = join(dir, 'strace.out');
-      const child = spawn('strace', ['-f', '-qq', '-o', trace, process.execPath, repoPath('dist/bundle/porter.js'), 'run', '-c', join(dir, 'config.json')], {
-        env: { ...process.env, PORTER_API_TOKEN: SIM_TOKEN, PORTER_RCON_PASSWORD: 'syscall-test-pw' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        'strace',
+        ['-f', '-qq', '-o', trace, process.execPath, repoPath('dist/bundle/porter.js'), 'run', '-c', join(dir, 'config.json')],
+        {
+          env: { ...process.env, PORTER_API_TOKEN: SIM_TOKEN, PORTER_RCON_PASSWORD: 'syscall-test-pw' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

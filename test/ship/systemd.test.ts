@@ -109,7 +109,7 @@ describe('systemd/porter.service', { skip }, () => {
 });
 
 describe('the credentials the unit loads are the ones porter reads', () => {
-  test('the guide\'s config holds no secret: porter-api-token and porter-rcon-password come from $CREDENTIALS_DIRECTORY', async () => {
+  test("the guide's config holds no secret: porter-api-token and porter-rcon-password come from $CREDENTIALS_DIRECTORY", async () => {
     const creds = mkdtempSync(join(tmpdir(), 'porter-creds-'));
     try {
       writeFileSync(join(creds, 'porter-api-token'), 'gci_from_credentials_dir\n');

@@ -39,12 +39,18 @@ async function runClient(server: FakeRconServer, password: string, ...commands: 
 }
 
 const installed = (await python(['-c', 'import rcon.source'])).error === null;
-const skip = !installed && process.env.CI !== 'true' ? 'python3-rcon is not installed (apt-get install -y python3-rcon); required when CI=true' : false;
+const skip =
+  !installed && process.env.CI !== 'true'
+    ? 'python3-rcon is not installed (apt-get install -y python3-rcon); required when CI=true'
+    : false;
 
 describe('python3-rcon against the fake Minecraft RCON server', { skip }, () => {
   let server: FakeRconServer;
   before(async () => {
-    assert.ok(installed, `python3-rcon must be installed when CI=true: apt-get install -y python3-rcon (tried ${PYTHON} -c "import rcon.source")`);
+    assert.ok(
+      installed,
+      `python3-rcon must be installed when CI=true: apt-get install -y python3-rcon (tried ${PYTHON} -c "import rcon.source")`,
+    );
     server = await startRconServer({ password: 'interop-pw', flavour: 'minecraft', players: ['Steve'] });
   });
   after(() => server?.close());

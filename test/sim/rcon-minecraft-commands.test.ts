@@ -3,14 +3,21 @@ import assert from 'node:assert/strict';
 import { runMinecraftCommand, type MinecraftWorld } from '../../src/sim/rcon-minecraft-commands.js';
 import { offlineUuid, SimPlayers } from '../../src/sim/rcon-players.js';
 
-const world = (online: string[] = ['Steve', 'Alex']): MinecraftWorld => ({ players: new SimPlayers(online), maxPlayers: 20, balances: new Map() });
+const world = (online: string[] = ['Steve', 'Alex']): MinecraftWorld => ({
+  players: new SimPlayers(online),
+  maxPlayers: 20,
+  balances: new Map(),
+});
 const run = (line: string, w: MinecraftWorld = world()) => runMinecraftCommand(line, w).text;
 
 describe('fake Minecraft game semantics', () => {
   test('list and list uuids', () => {
     assert.equal(run('list'), 'There are 2 of a max of 20 players online: Steve, Alex');
     assert.equal(run('list', world([])), 'There are 0 of a max of 20 players online: ');
-    assert.equal(run('list uuids', world(['Notch'])), 'There are 1 of a max of 20 players online: Notch (b50ad385-829d-3141-a216-7e7d7539ba7f)');
+    assert.equal(
+      run('list uuids', world(['Notch'])),
+      'There are 1 of a max of 20 players online: Notch (b50ad385-829d-3141-a216-7e7d7539ba7f)',
+    );
     assert.equal(offlineUuid('Notch'), 'b50ad385-829d-3141-a216-7e7d7539ba7f');
   });
 
@@ -24,7 +31,7 @@ describe('fake Minecraft game semantics', () => {
     assert.equal(run('give @a cake', world([])), 'No player was found');
   });
 
-  test('unknown and incomplete commands carry vanilla\'s error context', () => {
+  test("unknown and incomplete commands carry vanilla's error context", () => {
     assert.equal(run('foo bar'), 'Unknown or incomplete command, see below for errorfoo bar<--[HERE]');
     assert.equal(run('give Steve'), 'Unknown or incomplete command, see below for errorgive Steve<--[HERE]');
     assert.equal(run('give Alexander'), 'Unknown or incomplete command, see below for error... Alexander<--[HERE]');

@@ -297,7 +297,10 @@ describe('fake RCON server faults and lifecycle', () => {
     client.send(8, 200);
     await client.waitForPackets(64);
     assert.equal(server.executed.length, before + 1);
-    assert.ok(client.packets.every((packet) => packet.id === 7 && packet.body.length === 4096), 'only fragments of the command, no probe answer');
+    assert.ok(
+      client.packets.every((packet) => packet.id === 7 && packet.body.length === 4096),
+      'only fragments of the command, no probe answer',
+    );
     client.close();
     await waitFor(() => server.connections === 0, { what: 'the flooded connection to close' });
     const flooded = server.floodedBytes;

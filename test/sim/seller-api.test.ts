@@ -15,7 +15,12 @@ interface Raw {
   body: string;
 }
 
-function call(api: FakeSellerApi, method: string, path: string, options: { token?: string | null; json?: unknown; contentType?: string | null } = {}): Promise<Raw> {
+function call(
+  api: FakeSellerApi,
+  method: string,
+  path: string,
+  options: { token?: string | null; json?: unknown; contentType?: string | null } = {},
+): Promise<Raw> {
   const body = options.json === undefined ? undefined : JSON.stringify(options.json);
   const headers: Record<string, string> = {};
   const token = options.token === undefined ? SIM_TOKEN : options.token;
@@ -35,8 +40,10 @@ function call(api: FakeSellerApi, method: string, path: string, options: { token
 }
 
 const pullPath = (serverId = SIM_SERVER_ID) => `/v1/seller/servers/${serverId}/commands/pull`;
-const reportPath = (id: string, route: 'done' | 'fail', serverId = SIM_SERVER_ID) => `/v1/seller/servers/${serverId}/commands/${id}/${route}`;
-const pull = (api: FakeSellerApi, online: string[] = [], serverId?: string) => call(api, 'POST', pullPath(serverId), { json: { onlineIdentifiers: online } });
+const reportPath = (id: string, route: 'done' | 'fail', serverId = SIM_SERVER_ID) =>
+  `/v1/seller/servers/${serverId}/commands/${id}/${route}`;
+const pull = (api: FakeSellerApi, online: string[] = [], serverId?: string) =>
+  call(api, 'POST', pullPath(serverId), { json: { onlineIdentifiers: online } });
 
 describe('fake Seller API: authentication and errors', () => {
   let api: FakeSellerApi;
@@ -80,7 +87,10 @@ describe('fake Seller API: authentication and errors', () => {
     api.setToken(SIM_TOKEN, ['commands:execute', 'servers:read']);
     const list = await call(api, 'GET', '/v1/seller/servers');
     assert.equal(list.status, 200);
-    assert.deepEqual((JSON.parse(list.body) as Array<{ id: string }>).map((s) => s.id), [SIM_SERVER_ID]);
+    assert.deepEqual(
+      (JSON.parse(list.body) as Array<{ id: string }>).map((s) => s.id),
+      [SIM_SERVER_ID],
+    );
   });
 
   test('404 with a typed code for an unknown server; 404/405 for unknown routes and methods', async () => {
@@ -129,7 +139,10 @@ describe('fake Seller API: the queue', () => {
         ],
       );
       assert.equal(commands[1]!.error, '😀'.repeat(1000));
-      assert.deepEqual(commands[0]!.reports.map((r) => r.status), [200, 409]);
+      assert.deepEqual(
+        commands[0]!.reports.map((r) => r.status),
+        [200, 409],
+      );
       assert.equal(api.claimedCount, 2);
     } finally {
       await api.close();

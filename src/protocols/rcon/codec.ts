@@ -109,7 +109,7 @@ export class PacketDecoder {
         if (length < MIN_PACKET_LENGTH || length > this.#maxPacketLength) {
           this.#failed = new RconProtocolError(
             `received an RCON packet length of ${length} bytes (allowed ${MIN_PACKET_LENGTH}–${this.#maxPacketLength}): ` +
-              'the peer does not speak Source RCON; check that host and port point at the game server\'s RCON port',
+              "the peer does not speak Source RCON; check that host and port point at the game server's RCON port",
           );
           return { packets, error: this.#failed };
         }

@@ -145,7 +145,10 @@ export class RconConnection {
           onPacket: (packet) => {
             const step = exchange.accept(packet);
             if (step.kind === 'ignore') {
-              this.#options.logger.debug({ rcon: this.address, id: packet.id, type: packet.type }, 'RCON packet outside the current request ignored');
+              this.#options.logger.debug(
+                { rcon: this.address, id: packet.id, type: packet.type },
+                'RCON packet outside the current request ignored',
+              );
             } else if (step.kind === 'done') {
               if (step.idZero) this.#switchToIdZero();
               this.#answered += 1;
@@ -162,7 +165,9 @@ export class RconConnection {
       });
     } catch (error) {
       if (!written) {
-        throw new NotSentError(`RCON connection to ${this.address} failed before the command was written; it was not sent`, { cause: error });
+        throw new NotSentError(`RCON connection to ${this.address} failed before the command was written; it was not sent`, {
+          cause: error,
+        });
       }
       if (error instanceof AnswerTooLargeError) throw error;
       // Never reuse a connection after a timeout: a late answer would be taken for the next one.
@@ -202,7 +207,7 @@ export class RconConnection {
             reject(
               new CredentialsError(
                 `the RCON password was rejected by ${host}:${port}; fix "password" or "passwordFile" of this server's executor ` +
-                  'in the config, or PORTER_RCON_PASSWORD, so that it matches the game server\'s RCON password (Minecraft: rcon.password in server.properties)',
+                  "in the config, or PORTER_RCON_PASSWORD, so that it matches the game server's RCON password (Minecraft: rcon.password in server.properties)",
               ),
             );
           }

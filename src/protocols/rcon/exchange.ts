@@ -102,8 +102,7 @@ export function planCommand(flavour: RconFlavour, command: string, options: Plan
   // behind a wrong preset): with one request in flight an id-0 answer can only be this one's, and
   // porter never uses id 0. Only before any fragment with our id came: once the server has used
   // our id, an id-0 packet is something else.
-  const answersWithIdZero = (received: RconPacket) =>
-    received.id === 0 && fragments.count === 0 && ID_ZERO_ANSWER_TYPES.has(received.type);
+  const answersWithIdZero = (received: RconPacket) => received.id === 0 && fragments.count === 0 && ID_ZERO_ANSWER_TYPES.has(received.type);
   const idZeroDone: Step = { kind: 'done', idZero: true };
 
   if (flavour === 'source') {

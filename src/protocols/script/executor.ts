@@ -84,7 +84,9 @@ export class ScriptExecutor implements Executor {
     const file = this.file;
     const candidates = file.includes('/')
       ? [path.resolve(this.deps.cwd ?? process.cwd(), file)]
-      : (this.deps.env ?? process.env).PATH?.split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, file)) ?? [];
+      : ((this.deps.env ?? process.env).PATH?.split(path.delimiter)
+          .filter(Boolean)
+          .map((dir) => path.join(dir, file)) ?? []);
     for (const candidate of candidates) {
       try {
         await access(candidate, constants.X_OK);
@@ -95,7 +97,7 @@ export class ScriptExecutor implements Executor {
     }
     throw new ConfigError(
       `servers[].executor.exec[0] "${file}" is not an executable file${file.includes('/') ? '' : ' on PATH'}: ` +
-        'give the path of the delivery script (relative paths resolve against the config file\'s folder) and make it executable (chmod +x)',
+        "give the path of the delivery script (relative paths resolve against the config file's folder) and make it executable (chmod +x)",
     );
   }
 
@@ -165,14 +167,17 @@ export class ScriptExecutor implements Executor {
     const advice =
       error.errno === 'E2BIG'
         ? `the command is ${Buffer.byteLength(command)} bytes; shorten it in the store, since it cannot be passed to a script`
-        : 'check servers[].executor.exec[0]: it must name an executable file that porter\'s user may run';
+        : "check servers[].executor.exec[0]: it must name an executable file that porter's user may run";
     return new ScriptNotStartedError(`delivery script ${error.message}; the command was not run: ${advice}`);
   }
 
   private interpret(result: RunResult, context: ExecutionContext): string {
     const log = { commandId: context.id, file: this.file, pid: result.pid, ms: result.durationMs };
     if (result.kind !== 'exited') {
-      this.logger.warn({ ...log, killedWith: result.killedWith }, `delivery script ${result.kind === 'timed-out' ? 'timed out' : 'stopped'}; its process group was killed`);
+      this.logger.warn(
+        { ...log, killedWith: result.killedWith },
+        `delivery script ${result.kind === 'timed-out' ? 'timed out' : 'stopped'}; its process group was killed`,
+      );
       const why =
         result.kind === 'timed-out'
           ? `did not finish within ${this.config.timeoutMs} ms (servers[].executor.timeoutMs; raise it if the script is just slow)`

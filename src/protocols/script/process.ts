@@ -173,10 +173,11 @@ export async function runProcess(options: RunProcessOptions): Promise<RunResult>
   const pid = child.pid!;
   options.onSpawn?.(pid);
   const timers = new AbortController();
-  const nap = (ms: number) => clock.sleep(ms, timers.signal).then(
-    () => true,
-    () => false,
-  );
+  const nap = (ms: number) =>
+    clock.sleep(ms, timers.signal).then(
+      () => true,
+      () => false,
+    );
 
   let abandon: (value: [number | null, NodeJS.Signals | null]) => void = () => {};
   const abandoned = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {

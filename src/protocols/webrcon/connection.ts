@@ -41,12 +41,16 @@ function handshakeError(answer: HandshakeAnswer, address: WebRconAddress): Error
       }
       return new WebRconConnectError(
         `${where} answered the WebSocket handshake with HTTP ${answer.status} instead of 101: ` +
-          'check that host and port are the Rust server\'s rcon.port and that it runs with +rcon.web 1',
+          "check that host and port are the Rust server's rcon.port and that it runs with +rcon.web 1",
       );
     case 'error':
-      return new WebRconConnectError(`${where} could not be reached (${answer.code}): is the Rust server running with +rcon.web 1 on that port?`);
+      return new WebRconConnectError(
+        `${where} could not be reached (${answer.code}): is the Rust server running with +rcon.web 1 on that port?`,
+      );
     case 'upgraded':
-      return new WebRconConnectError(`${where} accepted the upgrade but the WebSocket handshake was not valid; is this a Rust WebRCON port?`);
+      return new WebRconConnectError(
+        `${where} accepted the upgrade but the WebSocket handshake was not valid; is this a Rust WebRCON port?`,
+      );
     case 'none':
       return new WebRconConnectError(`${where} could not be reached: is the Rust server running with +rcon.web 1 on that port?`);
   }
@@ -121,11 +125,15 @@ export class WebRconConnection {
       signal?.addEventListener('abort', onAbort, { once: true });
       // A failed handshake fires 'error' then 'close'; 'close' carries the decision.
       ws.addEventListener('error', () => {});
-      ws.addEventListener('open', () => {
-        if (settled) return;
-        finish();
-        resolve(new WebRconConnection(ws, recorder.socket(), clock));
-      }, { once: true });
+      ws.addEventListener(
+        'open',
+        () => {
+          if (settled) return;
+          finish();
+          resolve(new WebRconConnection(ws, recorder.socket(), clock));
+        },
+        { once: true },
+      );
       ws.addEventListener('close', () => fail(handshakeError(recorder.answer(), address)), { once: true });
       clock.sleep(options.connectTimeoutMs, timer.signal).then(
         () =>
@@ -179,7 +187,10 @@ export class WebRconConnection {
     const timer = new AbortController();
     const answered = await Promise.race([
       this.#ended.then(() => true),
-      this.#clock.sleep(CLOSE_GRACE_MS, timer.signal).then(() => false, () => false),
+      this.#clock.sleep(CLOSE_GRACE_MS, timer.signal).then(
+        () => false,
+        () => false,
+      ),
     ]);
     timer.abort();
     if (!answered) this.terminate();

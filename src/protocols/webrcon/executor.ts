@@ -163,7 +163,9 @@ export class WebRconExecutor implements Executor {
     const connection = this.#link.connection;
     if (!connection?.isOpen) {
       this.#link.ensureReconnecting();
-      throw new NotSentError(`Rust WebRCON at ${this.#address.display} is not connected (porter is reconnecting); the command was not sent`);
+      throw new NotSentError(
+        `Rust WebRCON at ${this.#address.display} is not connected (porter is reconnecting); the command was not sent`,
+      );
     }
     return this.#requests.send(connection, command, {
       probe,

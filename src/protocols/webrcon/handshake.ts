@@ -37,7 +37,12 @@ class RecordingHandler implements Dispatcher.DispatchHandler {
     this.#inner.onRequestUpgrade?.(controller, statusCode, headers, socket);
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, statusMessage?: string): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+    statusMessage?: string,
+  ): void {
     this.#record({ kind: 'status', status: statusCode });
     this.#inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
   }

@@ -25,7 +25,11 @@ function reference(stream: Buffer, maxPacketLength: number): { packets: Summary[
     if (length < MIN_PACKET_LENGTH || length > maxPacketLength) return { packets, error: true };
     if (offset + LENGTH_PREFIX_BYTES + length > stream.length) break;
     const start = offset + LENGTH_PREFIX_BYTES;
-    packets.push([stream.readInt32LE(start), stream.readInt32LE(start + 4), stream.subarray(start + 8, start + length - 2).toString('hex')]);
+    packets.push([
+      stream.readInt32LE(start),
+      stream.readInt32LE(start + 4),
+      stream.subarray(start + 8, start + length - 2).toString('hex'),
+    ]);
     offset = start + length;
   }
   return { packets, error: false };
@@ -35,9 +39,19 @@ const int32 = fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
 
 /** Pieces a hostile or broken server may send: real packets, any length field, any bytes. */
 const segment = fc.oneof(
-  { weight: 5, arbitrary: fc.tuple(int32, int32, fc.uint8Array({ maxLength: 300 })).map(([id, type, body]) => encodePacket(id, type, Buffer.from(body))) },
+  {
+    weight: 5,
+    arbitrary: fc
+      .tuple(int32, int32, fc.uint8Array({ maxLength: 300 }))
+      .map(([id, type, body]) => encodePacket(id, type, Buffer.from(body))),
+  },
   { weight: 1, arbitrary: int32.map((length) => Buffer.from(new Int32Array([length]).buffer)) },
-  { weight: 1, arbitrary: fc.oneof(fc.constant(0x7fffffff), fc.constant(-1), fc.constant(MAX_PACKET + 1), fc.constant(MIN_PACKET_LENGTH - 1)).map((length) => Buffer.from(new Int32Array([length]).buffer)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .oneof(fc.constant(0x7fffffff), fc.constant(-1), fc.constant(MAX_PACKET + 1), fc.constant(MIN_PACKET_LENGTH - 1))
+      .map((length) => Buffer.from(new Int32Array([length]).buffer)),
+  },
   { weight: 2, arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)) },
 );
 
@@ -89,12 +103,19 @@ describe('PacketDecoder, property-based', () => {
       fc.property(
         fc.array(packet, { maxLength: 10 }).chain((packets) => {
           const stream = Buffer.concat(packets.map((p) => encodePacket(p.id, p.type, Buffer.from(p.body))));
-          return fc.tuple(fc.constant(packets), fc.constant(stream), fc.uniqueArray(fc.integer({ min: 0, max: stream.length }), { maxLength: 60 }));
+          return fc.tuple(
+            fc.constant(packets),
+            fc.constant(stream),
+            fc.uniqueArray(fc.integer({ min: 0, max: stream.length }), { maxLength: 60 }),
+          );
         }),
         ([packets, stream, cuts]) => {
           const got = feed(new PacketDecoder({ maxPacketLength: MAX_PACKET }), chunksOf(stream, cuts));
           assert.equal(got.error, undefined);
-          assert.deepEqual(got.packets, packets.map((p): Summary => [p.id, p.type, Buffer.from(p.body).toString('hex')]));
+          assert.deepEqual(
+            got.packets,
+            packets.map((p): Summary => [p.id, p.type, Buffer.from(p.body).toString('hex')]),
+          );
         },
       ),
       fcOptions({ numRuns: 300 }),

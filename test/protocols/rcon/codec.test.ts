@@ -6,10 +6,7 @@ import { RconProtocolError } from '../../../src/protocols/rcon/errors.js';
 describe('encodePacket', () => {
   test('lays out length, id, type, body and two NULs, little-endian', () => {
     const packet = encodePacket(7, PacketType.EXECCOMMAND, 'list');
-    assert.deepEqual(
-      [...packet],
-      [14, 0, 0, 0, 7, 0, 0, 0, 2, 0, 0, 0, ...Buffer.from('list'), 0, 0],
-    );
+    assert.deepEqual([...packet], [14, 0, 0, 0, 7, 0, 0, 0, 2, 0, 0, 0, ...Buffer.from('list'), 0, 0]);
   });
 
   test('encodes negative ids and UTF-8 bodies by byte length', () => {
@@ -30,11 +27,15 @@ describe('PacketDecoder', () => {
     for (const cut of [1, 3, 4, 5, 11, 12, 13, a.length - 1, a.length, a.length + 2]) {
       const decoder = new PacketDecoder();
       const got = [...decoder.push(stream.subarray(0, cut)).packets, ...decoder.push(stream.subarray(cut)).packets];
-      assert.deepEqual(got.map((p) => [p.id, p.type, bodyText(p.body)]), [
-        [1, 0, 'first'],
-        [2, 0, ''],
-        [3, 2, 'x'.repeat(4096)],
-      ], `cut at ${cut}`);
+      assert.deepEqual(
+        got.map((p) => [p.id, p.type, bodyText(p.body)]),
+        [
+          [1, 0, 'first'],
+          [2, 0, ''],
+          [3, 2, 'x'.repeat(4096)],
+        ],
+        `cut at ${cut}`,
+      );
       assert.equal(decoder.pendingBytes, 0);
     }
   });
@@ -43,12 +44,18 @@ describe('PacketDecoder', () => {
     const decoder = new PacketDecoder();
     const got = [];
     for (const byte of Buffer.concat([a, c])) got.push(...decoder.push(Buffer.from([byte])).packets);
-    assert.deepEqual(got.map((p) => p.id), [1, 3]);
+    assert.deepEqual(
+      got.map((p) => p.id),
+      [1, 3],
+    );
   });
 
   test('decodes several packets coalesced in one chunk', () => {
     const got = new PacketDecoder().push(Buffer.concat([a, b, c, a])).packets;
-    assert.deepEqual(got.map((p) => p.id), [1, 2, 3, 1]);
+    assert.deepEqual(
+      got.map((p) => p.id),
+      [1, 2, 3, 1],
+    );
   });
 
   test('keeps body bytes after a NUL (srcds extra packet) but bodyText stops at it', () => {
@@ -93,7 +100,10 @@ describe('PacketDecoder', () => {
     const bad = Buffer.alloc(4);
     bad.writeInt32LE(3, 0);
     const decoded = new PacketDecoder().push(Buffer.concat([a, b, bad]));
-    assert.deepEqual(decoded.packets.map((p) => p.id), [1, 2]);
+    assert.deepEqual(
+      decoded.packets.map((p) => p.id),
+      [1, 2],
+    );
     assert.ok(decoded.error instanceof RconProtocolError);
   });
 

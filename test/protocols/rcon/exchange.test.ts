@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { encodePacket, PacketDecoder, PacketType, type RconPacket } from '../../../src/protocols/rcon/codec.js';
 import { MINECRAFT_PROBE_TYPE, planAuth, planCommand } from '../../../src/protocols/rcon/exchange.js';
 
-const packet = (id: number, type: number, body: string | Buffer = ''): RconPacket => new PacketDecoder().push(encodePacket(id, type, body)).packets[0]!;
+const packet = (id: number, type: number, body: string | Buffer = ''): RconPacket =>
+  new PacketDecoder().push(encodePacket(id, type, body)).packets[0]!;
 const ids = (maxAnswerBytes = 1024 * 1024) => {
   let next = 10;
   return { nextId: () => next++, maxAnswerBytes };
@@ -42,7 +43,13 @@ describe('planCommand', () => {
   test('source: command and empty RESPONSE_VALUE together; the mirror ends the answer', () => {
     const exchange = planCommand('source', 'status', ids());
     const sent = exchange.initial.map((bytes) => new PacketDecoder().push(bytes).packets[0]!);
-    assert.deepEqual(sent.map((p) => [p.id, p.type, p.body.length]), [[10, PacketType.EXECCOMMAND, 6], [11, PacketType.RESPONSE_VALUE, 0]]);
+    assert.deepEqual(
+      sent.map((p) => [p.id, p.type, p.body.length]),
+      [
+        [10, PacketType.EXECCOMMAND, 6],
+        [11, PacketType.RESPONSE_VALUE, 0],
+      ],
+    );
     assert.equal(exchange.accept(packet(10, 0, 'part1 ')).kind, 'more');
     assert.equal(exchange.accept(packet(10, 0, 'part2')).kind, 'more');
     assert.equal(exchange.accept(packet(11, 0, '')).kind, 'done');

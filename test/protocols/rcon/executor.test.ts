@@ -112,7 +112,10 @@ describe('RconExecutor on a Minecraft server', () => {
       const answers = await Promise.all(
         Array.from({ length: 8 }, (_, i) => executor.execute(`porter-sim delay ${5 + (i % 3) * 10} answer-${i}`, context)),
       );
-      assert.deepEqual(answers, Array.from({ length: 8 }, (_, i) => `answer-${i}`));
+      assert.deepEqual(
+        answers,
+        Array.from({ length: 8 }, (_, i) => `answer-${i}`),
+      );
       assert.equal(server.maxInFlight, 1);
       assert.equal(server.framingViolations, 0);
     } finally {
@@ -131,7 +134,10 @@ describe('RconExecutor on a Minecraft server', () => {
       controller.abort(new Error('stop'));
       await assert.rejects(second, NotSentError);
       assert.equal(await first, 'first');
-      assert.deepEqual(server.executed.slice(ranBefore).map((e) => e.command), ['porter-sim delay 100 first']);
+      assert.deepEqual(
+        server.executed.slice(ranBefore).map((e) => e.command),
+        ['porter-sim delay 100 first'],
+      );
     } finally {
       await executor.close();
     }
@@ -319,7 +325,7 @@ describe('close()', () => {
           process.execPath,
           ['--input-type=module', '-e', code, String(server.port), String(down.port), PASSWORD],
           { cwd: repo, timeout: 10_000 },
-          (error, stdout, stderr) => resolve({ code: error ? (error.code as number | null) ?? null : 0, stdout, stderr }),
+          (error, stdout, stderr) => resolve({ code: error ? ((error.code as number | null) ?? null) : 0, stdout, stderr }),
         );
       });
       assert.equal(result.stderr, '');

@@ -46,7 +46,13 @@ describe('an answer that floods without end', () => {
       withServer(flavour, async (server) => {
         const cap = 64 * 1024;
         const connection = new RconConnection({
-          host: '127.0.0.1', port: server.port, password: PASSWORD, flavour, connectTimeoutMs: 2000, maxAnswerBytes: cap, logger: silent,
+          host: '127.0.0.1',
+          port: server.port,
+          password: PASSWORD,
+          flavour,
+          connectTimeoutMs: 2000,
+          maxAnswerBytes: cap,
+          logger: silent,
         });
         await connection.open();
         server.failNext('flood');
@@ -67,7 +73,10 @@ describe('an answer that floods without end', () => {
 
   test('the executor with the real cap: fails the flooded command, then delivers the next one on a new connection', () =>
     withServer('minecraft', async (server) => {
-      const executor = new RconExecutor(executorConfig(server, { timeoutMs: 10_000 }), { logger: silent, backoff: { initialMs: 20, maxMs: 200 } });
+      const executor = new RconExecutor(executorConfig(server, { timeoutMs: 10_000 }), {
+        logger: silent,
+        backoff: { initialMs: 20, maxMs: 200 },
+      });
       try {
         await executor.connect();
         server.failNext('flood');
@@ -108,7 +117,10 @@ describe('a server that answers with id 0 under the minecraft or source flavour'
         const { logger, lines } = capturedLogger();
         // Each answer must come well within this: a missed id-0 answer would wait it out.
         const timeoutMs = 5000;
-        const executor = new RconExecutor(executorConfig({ port: server.port, flavour }, { timeoutMs }), { logger, backoff: { initialMs: 20, maxMs: 200 } });
+        const executor = new RconExecutor(executorConfig({ port: server.port, flavour }, { timeoutMs }), {
+          logger,
+          backoff: { initialMs: 20, maxMs: 200 },
+        });
         try {
           await executor.connect();
           const started = Date.now();
@@ -125,7 +137,11 @@ describe('a server that answers with id 0 under the minecraft or source flavour'
           assert.equal(server.totalConnections, 2);
 
           const switches = lines.filter((line) => String(line.msg).startsWith('RCON server answers with id 0'));
-          assert.deepEqual(switches.map((line) => line.level), [40, 20], 'one warning, then debug for the second connection');
+          assert.deepEqual(
+            switches.map((line) => line.level),
+            [40, 20],
+            'one warning, then debug for the second connection',
+          );
           assert.match(String(switches[0]!.msg), new RegExp(`flavour is "${flavour}"`));
           assert.match(String(switches[0]!.msg), /"flavour": "id0"/);
         } finally {
@@ -142,7 +158,10 @@ describe('a server that answers with id 0 under the minecraft or source flavour'
         await executor.connect();
         assert.equal(await executor.execute('porter-sim echo 10000', context), simEchoText(10_000));
         assert.equal(await executor.execute('give Steve diamond', context), 'Gave 1 [Diamond] to Steve');
-        assert.deepEqual(lines.filter((line) => String(line.msg).includes('id 0')), []);
+        assert.deepEqual(
+          lines.filter((line) => String(line.msg).includes('id 0')),
+          [],
+        );
       } finally {
         await executor.close();
       }

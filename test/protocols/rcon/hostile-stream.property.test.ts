@@ -45,10 +45,24 @@ const foreignId = fc.oneof(fc.integer({ min: 1000, max: 2 ** 31 - 1 }), fc.integ
 const noLetters = fc.uint8Array({ min: 0x80, max: 0xff, maxLength: 600 });
 
 const piece: fc.Arbitrary<Piece> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('foreign' as const), id: foreignId, type: fc.integer({ min: -5, max: 300 }), body: fc.uint8Array({ maxLength: 200 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('foreign' as const),
+      id: foreignId,
+      type: fc.integer({ min: -5, max: 300 }),
+      body: fc.uint8Array({ maxLength: 200 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('ours' as const), body: noLetters }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('raw' as const), bytes: fc.uint8Array({ minLength: 1, maxLength: 40 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('length' as const), length: fc.oneof(fc.constant(0x7fffffff), fc.constant(-1), fc.integer({ min: -(2 ** 31), max: 9 })) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('length' as const),
+      length: fc.oneof(fc.constant(0x7fffffff), fc.constant(-1), fc.integer({ min: -(2 ** 31), max: 9 })),
+    }),
+  },
 );
 
 const script: fc.Arbitrary<Script> = fc.record({
@@ -139,15 +153,23 @@ describe('RconConnection against a server sending anything around its answers', 
   });
   after(() => server.close());
 
-  test('never an unexpected error, never another request\'s text, and the next answer is exactly its own', async () => {
+  test("never an unexpected error, never another request's text, and the next answer is exactly its own", async () => {
     await fc.assert(
       fc.asyncProperty(script, fc.constantFrom('minecraft' as const, 'source' as const), async (current, flavour) => {
         server.current = current;
-        const connection = new RconConnection({ host: '127.0.0.1', port, password: PASSWORD, flavour, connectTimeoutMs: 5000, logger: silent });
+        const connection = new RconConnection({
+          host: '127.0.0.1',
+          port,
+          password: PASSWORD,
+          flavour,
+          connectTimeoutMs: 5000,
+          logger: silent,
+        });
         await connection.open();
         try {
           const first = await outcome(connection.request('first', REQUEST_TIMEOUT_MS));
-          if (first !== undefined) assert.ok(!first.includes(FOREIGN), `the first answer holds another request's text: ${JSON.stringify(first.slice(0, 80))}`);
+          if (first !== undefined)
+            assert.ok(!first.includes(FOREIGN), `the first answer holds another request's text: ${JSON.stringify(first.slice(0, 80))}`);
           const second = await outcome(connection.request('second', REQUEST_TIMEOUT_MS));
           if (second !== undefined) assert.equal(second, 'ANSWER-second');
         } finally {

@@ -27,13 +27,16 @@ export function isAlive(pid: number): boolean {
 
 /** Reads "<leader pid> <child pid>" written by the hang/fork fixtures. */
 export async function readPids(file: string): Promise<{ leader: number; child: number }> {
-  const text = await waitFor(async () => {
-    try {
-      return await readFile(file, 'utf8');
-    } catch {
-      return undefined;
-    }
-  }, { what: `pid file ${file}` });
+  const text = await waitFor(
+    async () => {
+      try {
+        return await readFile(file, 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
+    { what: `pid file ${file}` },
+  );
   const [leader, child] = text.trim().split(' ').map(Number);
   return { leader: leader!, child: child! };
 }

@@ -27,12 +27,15 @@ function prlimitAvailable(): boolean {
 
 test('EMFILE at spawn is NotSentError, the executor waits a backoff, then the command runs', async (t) => {
   if (process.platform !== 'linux' || !prlimitAvailable()) {
-    t.skip('needs Linux and prlimit (util-linux) to lower this process\'s open-file limit');
+    t.skip("needs Linux and prlimit (util-linux) to lower this process's open-file limit");
     return;
   }
   const pid = String(process.pid);
   const soft = execFileSync('prlimit', ['--pid', pid, '--nofile', '--raw', '--noheadings', '--output=SOFT'], { encoding: 'utf8' }).trim();
-  const script = new ScriptExecutor({ type: 'script', exec: [fixture('args.sh')], timeoutMs: 10_000 }, { logger: pino({ level: 'silent' }) });
+  const script = new ScriptExecutor(
+    { type: 'script', exec: [fixture('args.sh')], timeoutMs: 10_000 },
+    { logger: pino({ level: 'silent' }) },
+  );
   const filler: number[] = [];
   try {
     execFileSync('prlimit', ['--pid', pid, `--nofile=${readdirSync('/proc/self/fd').length + 16}:`]);

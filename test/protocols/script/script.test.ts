@@ -43,7 +43,10 @@ describe('ScriptExecutor', () => {
     assert.equal(answer, `1\n<${hostile}>\n`);
     const env = await executor([fixture('env.sh')], { cwd }).execute(hostile, context);
     assert.match(env, new RegExp(`^command=${hostile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
-    assert.deepEqual((await readdir(cwd)).filter((name) => name.startsWith('pwned')), []);
+    assert.deepEqual(
+      (await readdir(cwd)).filter((name) => name.startsWith('pwned')),
+      [],
+    );
   });
 
   test('passes PORTER_COMMAND, PORTER_COMMAND_ID, PORTER_SERVER_ID and strips porter secrets', async () => {
@@ -69,7 +72,7 @@ describe('ScriptExecutor', () => {
     assert.doesNotMatch(answer, /gci_secret_token_value|hunter2-secret/);
   });
 
-  test('no secret and no systemd credential variable reaches the script\'s environment', async () => {
+  test("no secret and no systemd credential variable reaches the script's environment", async () => {
     const env = {
       PATH: process.env.PATH,
       PORTER_API_TOKEN: 'gci_secret_token_value',
@@ -80,8 +83,17 @@ describe('ScriptExecutor', () => {
       PORTER_TEST_INHERITED: 'kept',
     };
     const printed = await executor([fixture('print-env.sh')], { env }).execute('say hello', context);
-    const names = printed.split('\n').filter(Boolean).map((line) => line.slice(0, line.indexOf('=')));
-    for (const name of ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD', 'PORTER_RCON_PASSWORD_LOBBY', 'PORTER_API_TOKEN_FILE', 'CREDENTIALS_DIRECTORY']) {
+    const names = printed
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.slice(0, line.indexOf('=')));
+    for (const name of [
+      'PORTER_API_TOKEN',
+      'PORTER_RCON_PASSWORD',
+      'PORTER_RCON_PASSWORD_LOBBY',
+      'PORTER_API_TOKEN_FILE',
+      'CREDENTIALS_DIRECTORY',
+    ]) {
       assert.ok(!names.includes(name), `${name} reached the script`);
     }
     assert.doesNotMatch(printed, /secret|credentials/);
@@ -90,10 +102,12 @@ describe('ScriptExecutor', () => {
   });
 
   test('a non-zero exit fails with the status and the last 20 lines of stderr', async () => {
-    const error = await executor([fixture('fail.sh')]).execute('3', context).then(
-      () => assert.fail('expected a failure'),
-      (e: unknown) => e,
-    );
+    const error = await executor([fixture('fail.sh')])
+      .execute('3', context)
+      .then(
+        () => assert.fail('expected a failure'),
+        (e: unknown) => e,
+      );
     assert.ok(error instanceof CommandFailedError, String(error));
     assert.match(error.message, /exited with status 3/);
     assert.match(error.message, /problem line 30$/);
@@ -180,7 +194,7 @@ describe('ScriptExecutor', () => {
       });
       assert.ok(Date.now() - started < 5000);
       assert.throws(() => process.kill(pids.leader, 0), { code: 'ESRCH' });
-      await waitFor(() => !isAlive(pids.child), { what: 'the script\'s child was killed with it' });
+      await waitFor(() => !isAlive(pids.child), { what: "the script's child was killed with it" });
     } finally {
       killQuietly(pids.child);
     }
@@ -197,7 +211,7 @@ describe('ScriptExecutor', () => {
         return true;
       });
       assert.throws(() => process.kill(pids.leader, 0), { code: 'ESRCH' });
-      await waitFor(() => !isAlive(pids.child), { what: 'the script\'s child to be killed with its group' });
+      await waitFor(() => !isAlive(pids.child), { what: "the script's child to be killed with its group" });
     } finally {
       killQuietly(pids.leader);
       killQuietly(pids.child);
@@ -232,10 +246,12 @@ describe('ScriptExecutor', () => {
       assert.ok(answer.length <= 64 * 1024, `answer is ${answer.length} chars`);
       assert.ok(answer.endsWith('\nstdout-end\n'));
       assert.match(answer, /^o+\nstdout-end\n$/);
-      const failure = await executor([fixture('flood.sh')], { timeoutMs: 60_000 }).execute('4', context).then(
-        () => assert.fail('expected a failure'),
-        (e: unknown) => e,
-      );
+      const failure = await executor([fixture('flood.sh')], { timeoutMs: 60_000 })
+        .execute('4', context)
+        .then(
+          () => assert.fail('expected a failure'),
+          (e: unknown) => e,
+        );
       assert.ok(failure instanceof CommandFailedError);
       assert.match(failure.message, /status 4/);
       assert.match(failure.message, /stderr-end$/);
@@ -260,7 +276,7 @@ describe('ScriptExecutor', () => {
     try {
       await script.close();
       await assert.rejects(run, OutcomeUnknownError);
-      await waitFor(() => !isAlive(pids.child), { what: 'the script\'s child to be killed with its group' });
+      await waitFor(() => !isAlive(pids.child), { what: "the script's child to be killed with its group" });
       await assert.rejects(script.execute('x', context), NotSentError);
     } finally {
       killQuietly(pids.child);

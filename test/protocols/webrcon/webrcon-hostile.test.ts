@@ -104,11 +104,17 @@ describe('WebRCON against a hostile server', () => {
 });
 
 describe('parseFrame, property-based', () => {
-  
   test('any text is a frame with an integer Identifier and a string Message, or undefined; it never throws', () => {
-    const anyText = fc.oneof(fc.string({ unit: 'binary' }), fc.json(), fc.jsonValue().map((value) => JSON.stringify(value)));
+    const anyText = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.json(),
+      fc.jsonValue().map((value) => JSON.stringify(value)),
+    );
     const frameLike = fc
-      .record({ Identifier: fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constant(null)), Message: fc.jsonValue(), Type: fc.jsonValue() }, { requiredKeys: [] })
+      .record(
+        { Identifier: fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constant(null)), Message: fc.jsonValue(), Type: fc.jsonValue() },
+        { requiredKeys: [] },
+      )
       .map((value) => JSON.stringify(value));
     fc.assert(
       fc.property(fc.oneof(anyText, frameLike), (text) => {

@@ -8,7 +8,7 @@ describe('WebRCON protocol', () => {
     assert.deepEqual(JSON.parse(encodeRequest(7, 'say "hi"')), { Identifier: 7, Message: 'say "hi"', Name: 'porter' });
   });
 
-  test('frames: Rust\'s shape, odd Messages, and what is not a frame', () => {
+  test("frames: Rust's shape, odd Messages, and what is not a frame", () => {
     assert.deepEqual(parseFrame('{"Message":"ok","Identifier":3,"Type":"Generic","Stacktrace":""}'), {
       identifier: 3,
       message: 'ok',

@@ -23,7 +23,10 @@ async function withServer(
   body: (server: FakeWebRconServer, rcon: WebRconExecutor) => Promise<void>,
   options: { password?: string; refuse?: 'rust' | 'http-401'; overrides?: Partial<WebRconExecutorConfig> } = {},
 ): Promise<void> {
-  const server = await FakeWebRconServer.start({ password: options.password ?? PASSWORD, ...(options.refuse ? { refuse: options.refuse } : {}) });
+  const server = await FakeWebRconServer.start({
+    password: options.password ?? PASSWORD,
+    ...(options.refuse ? { refuse: options.refuse } : {}),
+  });
   const rcon = executor(server.port, options.overrides);
   try {
     await body(server, rcon);
@@ -77,10 +80,13 @@ describe('WebRconExecutor against a fake Rust WebRCON server', () => {
       const message = await rcon.query('playerlist');
       assert.ok(message.startsWith('[\n'), 'Rust sends indented JSON');
       const players = JSON.parse(message) as Array<{ SteamID: string; DisplayName: string }>;
-      assert.deepEqual(players.map((p) => [p.SteamID, p.DisplayName]), [
-        ['76561198000000001', 'Alice'],
-        ['76561198000000002', 'bob, the "builder"'],
-      ]);
+      assert.deepEqual(
+        players.map((p) => [p.SteamID, p.DisplayName]),
+        [
+          ['76561198000000001', 'Alice'],
+          ['76561198000000002', 'bob, the "builder"'],
+        ],
+      );
       assert.equal(server.received.length, 1, 'a query sends no probe');
     });
   });
@@ -103,7 +109,10 @@ describe('WebRconExecutor against a fake Rust WebRCON server', () => {
       const many = Promise.all(Array.from({ length: 20 }, (_, i) => rcon.execute(`echo n${i}`, context)));
       assert.equal(await quick, 'quick');
       assert.equal(await slow, 'slept 300');
-      assert.deepEqual(await many, Array.from({ length: 20 }, (_, i) => `n${i}`));
+      assert.deepEqual(
+        await many,
+        Array.from({ length: 20 }, (_, i) => `n${i}`),
+      );
     });
   });
 
@@ -146,10 +155,13 @@ describe('WebRconExecutor against a fake Rust WebRCON server', () => {
 
   test('the password travels literally in the path; one a URL cannot carry gets a clear hint', async () => {
     const special = "p@ss:w0rd$!(x)*+,;='&~";
-    await withServer(async (_server, rcon) => {
-      await rcon.connect();
-      assert.equal(await rcon.query('echo in'), 'in');
-    }, { password: special, overrides: { password: special } });
+    await withServer(
+      async (_server, rcon) => {
+        await rcon.connect();
+        assert.equal(await rcon.query('echo in'), 'in');
+      },
+      { password: special, overrides: { password: special } },
+    );
 
     const spaced = 'two words#x';
     const server = await FakeWebRconServer.start({ password: spaced });
@@ -288,6 +300,9 @@ describe('WebRconExecutor against a fake Rust WebRCON server', () => {
       await wrong.close();
     }
     assert.ok(lines.length > 3, 'something was logged');
-    assert.ok(lines.every((line) => !line.includes(PASSWORD)), 'the password is in a log line');
+    assert.ok(
+      lines.every((line) => !line.includes(PASSWORD)),
+      'the password is in a log line',
+    );
   });
 });

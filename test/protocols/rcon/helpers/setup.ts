@@ -6,7 +6,10 @@ export const silent = pino({ level: 'silent' });
 
 export const PASSWORD = 'hunter2-Secret!';
 
-export function executorConfig(server: Pick<FakeRconServer, 'port' | 'flavour'>, overrides: Partial<RconExecutorConfig> = {}): RconExecutorConfig {
+export function executorConfig(
+  server: Pick<FakeRconServer, 'port' | 'flavour'>,
+  overrides: Partial<RconExecutorConfig> = {},
+): RconExecutorConfig {
   return {
     type: 'rcon',
     host: '127.0.0.1',
