@@ -55,36 +55,37 @@ export class ScriptNotStartedError extends CommandRefusedError {
  * parsed by a shell; exit 0 is done, anything else failed; a timeout kills its process group.
  */
 export class ScriptExecutor implements Executor {
-  private readonly clock: Clock;
-  private readonly logger: Logger;
-  private readonly stopAll = new AbortController();
-  private readonly running = new Set<Promise<unknown>>();
+  readonly #config: ScriptExecutorConfig;
+  readonly #deps: ScriptExecutorDeps;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #stopAll = new AbortController();
+  readonly #running = new Set<Promise<unknown>>();
   /** Spawns refused for the moment in a row, and when the next may be tried. */
-  private transientSpawnFailures = 0;
-  private spawnRetryAt = 0;
+  #transientSpawnFailures = 0;
+  #spawnRetryAt = 0;
 
-  constructor(
-    private readonly config: ScriptExecutorConfig,
-    private readonly deps: ScriptExecutorDeps,
-  ) {
-    this.clock = deps.clock ?? systemClock;
-    this.logger = deps.logger.child({ executor: 'script' });
+  constructor(config: ScriptExecutorConfig, deps: ScriptExecutorDeps) {
+    this.#config = config;
+    this.#deps = deps;
+    this.#clock = deps.clock ?? systemClock;
+    this.#logger = deps.logger.child({ executor: 'script' });
   }
 
-  private get file(): string {
-    return this.config.exec[0]!;
+  get #file(): string {
+    return this.#config.exec[0]!;
   }
 
   get connectedText(): string {
-    return `script ${this.file} is executable`;
+    return `script ${this.#file} is executable`;
   }
 
   /** Checks the executable exists and may be run, so `porter check` catches a wrong path. */
   async connect(): Promise<void> {
-    const file = this.file;
+    const file = this.#file;
     const candidates = file.includes('/')
-      ? [path.resolve(this.deps.cwd ?? process.cwd(), file)]
-      : ((this.deps.env ?? process.env).PATH?.split(path.delimiter)
+      ? [path.resolve(this.#deps.cwd ?? process.cwd(), file)]
+      : ((this.#deps.env ?? process.env).PATH?.split(path.delimiter)
           .filter(Boolean)
           .map((dir) => path.join(dir, file)) ?? []);
     for (const candidate of candidates) {
@@ -103,65 +104,65 @@ export class ScriptExecutor implements Executor {
 
   /** True unless the OS just refused a spawn for the moment (then after a short backoff). */
   isReady(): boolean {
-    return this.clock.now() >= this.spawnRetryAt;
+    return this.#clock.now() >= this.#spawnRetryAt;
   }
 
   async waitReady(signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
-    const wait = this.spawnRetryAt - this.clock.now();
-    if (wait > 0) await this.clock.sleep(wait, signal);
+    const wait = this.#spawnRetryAt - this.#clock.now();
+    if (wait > 0) await this.#clock.sleep(wait, signal);
   }
 
   async execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
     assertSingleLine(command);
-    if (signal?.aborted || this.stopAll.signal.aborted) {
-      throw new NotSentError(`script "${this.file}" was not started: porter is stopping`);
+    if (signal?.aborted || this.#stopAll.signal.aborted) {
+      throw new NotSentError(`script "${this.#file}" was not started: porter is stopping`);
     }
-    const run = this.run(command, context, signal);
-    this.running.add(run);
+    const run = this.#run(command, context, signal);
+    this.#running.add(run);
     try {
-      return this.interpret(await run, context);
+      return this.#interpret(await run, context);
     } finally {
-      this.running.delete(run);
+      this.#running.delete(run);
     }
   }
 
-  private async run(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<RunResult> {
-    const stop = linkSignals(signal, this.stopAll.signal);
-    this.logger.debug({ commandId: context.id, file: this.file }, 'starting delivery script');
+  async #run(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<RunResult> {
+    const stop = linkSignals(signal, this.#stopAll.signal);
+    this.#logger.debug({ commandId: context.id, file: this.#file }, 'starting delivery script');
     let result: RunResult;
     try {
       result = await runProcess({
-        argv: [...this.config.exec, command],
-        env: scriptEnv(this.deps.env ?? process.env, {
+        argv: [...this.#config.exec, command],
+        env: scriptEnv(this.#deps.env ?? process.env, {
           PORTER_COMMAND: command,
           PORTER_COMMAND_ID: context.id,
           PORTER_SERVER_ID: context.serverId,
         }),
-        ...(this.deps.cwd === undefined ? {} : { cwd: this.deps.cwd }),
-        timeoutMs: this.config.timeoutMs,
-        killGraceMs: this.deps.killGraceMs ?? 2000,
-        stdioGraceMs: this.deps.stdioGraceMs ?? 250,
-        stdoutLimit: this.deps.maxStdoutBytes ?? 64 * 1024,
-        stderrLimit: this.deps.maxStderrBytes ?? 16 * 1024,
-        clock: this.clock,
+        ...(this.#deps.cwd === undefined ? {} : { cwd: this.#deps.cwd }),
+        timeoutMs: this.#config.timeoutMs,
+        killGraceMs: this.#deps.killGraceMs ?? 2000,
+        stdioGraceMs: this.#deps.stdioGraceMs ?? 250,
+        stdoutLimit: this.#deps.maxStdoutBytes ?? 64 * 1024,
+        stderrLimit: this.#deps.maxStderrBytes ?? 16 * 1024,
+        clock: this.#clock,
         signal: stop.signal,
       });
     } catch (error) {
-      if (error instanceof SpawnFailedError) throw this.notStarted(error, command);
+      if (error instanceof SpawnFailedError) throw this.#notStarted(error, command);
       throw error;
     } finally {
       stop.release();
     }
-    this.transientSpawnFailures = 0;
+    this.#transientSpawnFailures = 0;
     return result;
   }
 
   /** What a failed spawn means for the command: try again shortly, or fail it now with the real reason. */
-  private notStarted(error: SpawnFailedError, command: string): Error {
+  #notStarted(error: SpawnFailedError, command: string): Error {
     if (error.transient) {
-      this.transientSpawnFailures += 1;
-      this.spawnRetryAt = this.clock.now() + backoffDelay(this.transientSpawnFailures, SPAWN_RETRY_BACKOFF);
+      this.#transientSpawnFailures += 1;
+      this.#spawnRetryAt = this.#clock.now() + backoffDelay(this.#transientSpawnFailures, SPAWN_RETRY_BACKOFF);
       return new NotSentError(`delivery script ${error.message}; the command was not run and is tried again shortly`);
     }
     const advice =
@@ -171,30 +172,30 @@ export class ScriptExecutor implements Executor {
     return new ScriptNotStartedError(`delivery script ${error.message}; the command was not run: ${advice}`);
   }
 
-  private interpret(result: RunResult, context: ExecutionContext): string {
-    const log = { commandId: context.id, file: this.file, pid: result.pid, ms: result.durationMs };
+  #interpret(result: RunResult, context: ExecutionContext): string {
+    const log = { commandId: context.id, file: this.#file, pid: result.pid, ms: result.durationMs };
     if (result.kind !== 'exited') {
-      this.logger.warn(
+      this.#logger.warn(
         { ...log, killedWith: result.killedWith },
         `delivery script ${result.kind === 'timed-out' ? 'timed out' : 'stopped'}; its process group was killed`,
       );
       const why =
         result.kind === 'timed-out'
-          ? `did not finish within ${this.config.timeoutMs} ms (servers[].executor.timeoutMs; raise it if the script is just slow)`
+          ? `did not finish within ${this.#config.timeoutMs} ms (servers[].executor.timeoutMs; raise it if the script is just slow)`
           : 'was stopped before it finished because porter is shutting down';
       throw new OutcomeUnknownError(
-        `script "${this.file}" ${why}; its process group was killed with ${result.killedWith}, so whether the command took effect is unknown`,
+        `script "${this.#file}" ${why}; its process group was killed with ${result.killedWith}, so whether the command took effect is unknown`,
       );
     }
     if (result.code === 0) {
-      this.logger.debug(log, 'delivery script exited 0');
+      this.#logger.debug(log, 'delivery script exited 0');
       return result.stdout.text();
     }
     const status = result.code === null ? `was killed by signal ${result.signal ?? 'unknown'}` : `exited with status ${result.code}`;
     const stderr = lastLines(result.stderr.text(), STDERR_LINES, STDERR_CHARS);
-    this.logger.debug({ ...log, code: result.code, signal: result.signal }, 'delivery script failed');
+    this.#logger.debug({ ...log, code: result.code, signal: result.signal }, 'delivery script failed');
     throw new CommandFailedError(
-      `script "${this.file}" ${status}; ${stderr ? `last lines of its stderr:\n${stderr}` : 'it wrote nothing to stderr (make it explain failures there)'}`,
+      `script "${this.#file}" ${status}; ${stderr ? `last lines of its stderr:\n${stderr}` : 'it wrote nothing to stderr (make it explain failures there)'}`,
     );
   }
 
@@ -209,7 +210,7 @@ export class ScriptExecutor implements Executor {
 
   /** Stops scripts still running (their outcome becomes unknown) and waits for them. */
   async close(): Promise<void> {
-    this.stopAll.abort();
-    await Promise.allSettled([...this.running]);
+    this.#stopAll.abort();
+    await Promise.allSettled([...this.#running]);
   }
 }
