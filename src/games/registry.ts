@@ -10,9 +10,22 @@ import { palworldGame } from './palworld.js';
 import { rustGame } from './rust.js';
 import { sourceGame } from './source.js';
 import { squadGame } from './squad.js';
+import { zomboidGame } from './zomboid.js';
 
 /** Every game porter knows, as `players.preset` names it in the config. */
-export const GAME_NAMES = ['minecraft', 'source', 'ark', 'palworld', 'squad', 'conan', 'factorio', 'rust', 'custom', 'none'] as const;
+export const GAME_NAMES = [
+  'minecraft',
+  'source',
+  'ark',
+  'palworld',
+  'squad',
+  'conan',
+  'factorio',
+  'rust',
+  'zomboid',
+  'custom',
+  'none',
+] as const;
 
 export type GameName = (typeof GAME_NAMES)[number];
 
@@ -47,6 +60,8 @@ export function gameFor(players: GameChoice): Game {
       return factorioGame;
     case 'rust':
       return rustGame;
+    case 'zomboid':
+      return zomboidGame;
     case 'none':
       return noneGame;
     case 'custom':
@@ -56,9 +71,7 @@ export function gameFor(players: GameChoice): Game {
       return createCustomGame(players.command, players.pattern);
     default: {
       const unknown: never = players.preset;
-      throw new ConfigError(
-        `players.preset "${String(unknown)}" is not a known preset; use one of minecraft, source, ark, palworld, squad, conan, factorio, rust, custom, none`,
-      );
+      throw new ConfigError(`players.preset "${String(unknown)}" is not a known preset; use one of ${GAME_NAMES.join(', ')}`);
     }
   }
 }

@@ -6,6 +6,7 @@ import { isQueryCommand, runSimCommand, type SimAnswer } from './rcon-answers.js
 import { runMinecraftCommand, type MinecraftWorld } from './rcon-minecraft-commands.js';
 import { runPalworldCommand, runSourceCommand } from './rcon-other-commands.js';
 import { SimPlayers } from './rcon-players.js';
+import { runZomboidCommand } from './rcon-zomboid-commands.js';
 
 /**
  * A fake RCON game server on 127.0.0.1 for `porter demo` and the tests. Minecraft flavour copies
@@ -21,6 +22,12 @@ import { SimPlayers } from './rcon-players.js';
 export interface RconServerOptions {
   readonly password: string;
   readonly flavour?: RconFlavour;
+  /**
+   * A game whose console differs from its dialect's usual one. `zomboid`: Project Zomboid, which
+   * speaks the Source dialect (flavour "source") but has its own commands, never splits an answer,
+   * and answers an empty RESPONSE_VALUE with two identical empty packets instead of srcds' pair.
+   */
+  readonly game?: 'zomboid';
   /** Players online at start. */
   readonly players?: readonly string[];
   /** 0 (default) picks a free port. */
@@ -113,6 +120,7 @@ export async function startRconServer(options: RconServerOptions): Promise<FakeR
 class FakeRconServerImpl implements FakeRconServer {
   readonly host: string;
   readonly flavour: RconFlavour;
+  readonly game: 'zomboid' | undefined;
   readonly executed: ExecutedCommand[] = [];
   readonly world: MinecraftWorld;
   readonly #options: RconServerOptions;
@@ -134,6 +142,7 @@ class FakeRconServerImpl implements FakeRconServer {
     this.#options = options;
     this.host = options.host ?? '127.0.0.1';
     this.flavour = options.flavour ?? 'minecraft';
+    this.game = options.game;
     this.#port = options.port ?? 0;
     this.#password = options.password;
     this.#now = options.now ?? Date.now;
@@ -236,6 +245,7 @@ class FakeRconServerImpl implements FakeRconServer {
     if (custom !== undefined) return typeof custom === 'string' ? { text: custom } : custom;
     const sim = runSimCommand(command);
     if (sim) return sim;
+    if (this.game === 'zomboid') return runZomboidCommand(command, this.world.players);
     if (this.flavour === 'minecraft') return runMinecraftCommand(command, this.world);
     if (this.flavour === 'source') return runSourceCommand(command, this.world.players, this.world.maxPlayers);
     return runPalworldCommand(command, this.world.players);
@@ -383,6 +393,10 @@ class SimConnection {
           this.#send(0, PacketType.RESPONSE_VALUE, text);
           return;
         }
+        if (this.#server.game === 'zomboid') {
+          this.#send(packet.id, PacketType.RESPONSE_VALUE, text);
+          return;
+        }
         const bytes = Buffer.from(text, 'utf8');
         // srcds splits by bytes, so a UTF-8 sequence may straddle two packets.
         for (let start = 0; ; start += SPEC_MAX_BODY_BYTES) {
@@ -393,7 +407,7 @@ class SimConnection {
     }
     if (packet.type === PacketType.RESPONSE_VALUE && !id0) {
       this.#send(packet.id, PacketType.RESPONSE_VALUE, '');
-      this.#send(packet.id, PacketType.RESPONSE_VALUE, SRCDS_EXTRA_BODY);
+      this.#send(packet.id, PacketType.RESPONSE_VALUE, this.#server.game === 'zomboid' ? '' : SRCDS_EXTRA_BODY);
     }
     return true;
   }

@@ -2,14 +2,14 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError } from '../../src/errors.js';
 import { parseCustomLines } from '../../src/games/custom.js';
-import { gameFor } from '../../src/games/registry.js';
+import { GAME_NAMES, gameFor } from '../../src/games/registry.js';
 import { scriptedQuery } from '../players/fixtures.js';
 
 const base = { refreshMs: 2000 } as const;
 
 describe('gameFor', () => {
   test('every preset name gives a preset of that name that says which identifier it sends', () => {
-    for (const name of ['minecraft', 'source', 'ark', 'palworld', 'squad', 'conan', 'factorio', 'rust', 'none'] as const) {
+    for (const name of GAME_NAMES.filter((game) => game !== 'custom')) {
       const preset = gameFor({ ...base, preset: name });
       assert.equal(preset.name, name);
       assert.ok(preset.identifier.length > 0);
@@ -19,7 +19,7 @@ describe('gameFor', () => {
   });
 
   test('only the source preset splits on ";"', () => {
-    for (const name of ['minecraft', 'ark', 'palworld', 'squad', 'conan', 'factorio', 'rust', 'none'] as const) {
+    for (const name of GAME_NAMES.filter((game) => game !== 'custom' && game !== 'source')) {
       assert.equal(gameFor({ ...base, preset: name }).splitsOnSemicolon, false, name);
     }
     assert.equal(gameFor({ ...base, preset: 'source' }).splitsOnSemicolon, true);

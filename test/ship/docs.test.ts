@@ -161,7 +161,18 @@ describe('docs', () => {
   test('games.md has a section for every game, and the README links each one', () => {
     const headings = proseLines(readRepoFile('docs/games.md')).filter((line) => line.startsWith('## '));
     const readme = readRepoFile('README.md');
-    for (const game of ['Minecraft', 'Source', 'ARK', 'Palworld', 'Squad', 'Conan', 'Factorio', 'Rust', 'Any other game']) {
+    for (const game of [
+      'Minecraft',
+      'Source',
+      'ARK',
+      'Palworld',
+      'Squad',
+      'Conan',
+      'Factorio',
+      'Project Zomboid',
+      'Rust',
+      'Any other game',
+    ]) {
       assert.ok(
         headings.some((heading) => heading.includes(game)),
         `games.md has no section for ${game}`,
