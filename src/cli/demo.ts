@@ -1,21 +1,23 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { action, daemonLogger } from './common.js';
 
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .description('run porter against a simulated store API and Minecraft server on 127.0.0.1: no setup, no network')
+    .description('run porter against a simulated store API and game server on 127.0.0.1: no setup, no network')
+    .addOption(new Option('--game <name>', 'the simulated game server').choices(['minecraft', 'zomboid']).default('minecraft'))
     .option('--keep-running', 'keep delivering after the sample purchases (stop with Ctrl-C)', false)
     .option('--join-after <ms>', 'when the player Alex joins the game', (value) => Number.parseInt(value, 10), 3000)
     .addHelpText(
       'after',
-      '\nExample:\n  porter demo\n\nShows purchases being claimed, run over RCON and reported, then a summary of what the store saw.',
+      '\nExamples:\n  porter demo\n  porter demo --game zomboid\n\nShows purchases being claimed, run over RCON and reported, then a summary of what the store saw.',
     )
     .action(
-      action(async (options: { keepRunning: boolean; joinAfter: number }) => {
+      action(async (options: { game: 'minecraft' | 'zomboid'; keepRunning: boolean; joinAfter: number }) => {
         const [{ runDemo }, { flushLogger }] = await Promise.all([import('../sim/demo.js'), import('../log.js')]);
         let logger: Awaited<ReturnType<typeof daemonLogger>> | undefined;
         const code = await runDemo({
+          game: options.game,
           keepRunning: options.keepRunning,
           joinAfterMs: options.joinAfter,
           out: process.stdout,

@@ -5,44 +5,99 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { loadConfig } from '../config/load.js';
 import { runDaemon } from '../daemon/daemon.js';
-import { startRconServer, type FakeRconServer } from './rcon-server.js';
+import { startRconServer, type FakeRconServer, type RconServerOptions } from './rcon-server.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi, type SimCommand } from './seller-api.js';
 
 /**
- * `porter demo`: the real daemon against the simulated store and a simulated Minecraft server,
- * with a handful of purchases, one for a player who joins a few seconds in, and one for a player
- * who never comes (the game's "No player was found" becomes a failed delivery).
+ * `porter demo`: the real daemon against the simulated store and a simulated game server, with a
+ * handful of purchases, one for a player who joins a few seconds in, and one for a player who never
+ * comes (the game's own "no such player" answer becomes a failed delivery).
  */
 
+interface Purchase {
+  readonly command: string;
+  readonly player: string;
+  readonly offlineExecute: boolean;
+}
+
+/** One game's demo: its simulated server, its players, and purchases written the way its store would. */
+interface DemoGame {
+  readonly title: string;
+  readonly server: Omit<RconServerOptions, 'password' | 'players'>;
+  readonly preset: 'minecraft' | 'zomboid';
+  readonly online: string;
+  readonly joiner: string;
+  readonly absent: string;
+  readonly purchases: readonly Purchase[];
+  readonly thanks: string;
+}
+
+export const DEMO_GAMES = {
+  minecraft: {
+    title: 'Minecraft',
+    server: { flavour: 'minecraft' },
+    preset: 'minecraft',
+    online: 'Steve',
+    joiner: 'Alex',
+    absent: 'Notch',
+    purchases: [
+      { command: 'give Steve diamond 64', player: 'Steve', offlineExecute: false },
+      { command: 'lp user Steve parent set vip', player: 'Steve', offlineExecute: true },
+      { command: 'eco give Steve 1000', player: 'Steve', offlineExecute: true },
+      { command: 'give Alex golden_apple 3', player: 'Alex', offlineExecute: false },
+      { command: 'give Notch diamond 1', player: 'Notch', offlineExecute: true },
+    ],
+    thanks: 'say Thanks for supporting the server!',
+  },
+  zomboid: {
+    title: 'Project Zomboid',
+    server: { flavour: 'source', game: 'zomboid' },
+    preset: 'zomboid',
+    online: 'alice',
+    joiner: 'bob',
+    absent: 'ghost',
+    purchases: [
+      { command: 'additem "alice" "Base.Axe"', player: 'alice', offlineExecute: false },
+      { command: 'additem "alice" "Base.Plank" 10', player: 'alice', offlineExecute: true },
+      { command: 'additem "bob" "Base.Hammer"', player: 'bob', offlineExecute: false },
+      { command: 'additem "ghost" "Base.Axe"', player: 'ghost', offlineExecute: true },
+    ],
+    thanks: 'servermsg "Thanks for supporting the server!"',
+  },
+} as const satisfies Record<string, DemoGame>;
+
+export type DemoGameName = keyof typeof DEMO_GAMES;
+
 export interface DemoOptions {
+  readonly game: DemoGameName;
   readonly logger: (config: Awaited<ReturnType<typeof loadConfig>>) => Logger | Promise<Logger>;
   readonly keepRunning: boolean;
   readonly joinAfterMs: number;
   readonly out: NodeJS.WritableStream;
 }
 
-const PURCHASES = [
-  { command: 'give Steve diamond 64', player: 'Steve', offlineExecute: false },
-  { command: 'lp user Steve parent set vip', player: 'Steve', offlineExecute: true },
-  { command: 'eco give Steve 1000', player: 'Steve', offlineExecute: true },
-  { command: 'give Alex golden_apple 3', player: 'Alex', offlineExecute: false },
-  { command: 'give Notch diamond 1', player: 'Notch', offlineExecute: true },
-] as const;
-
 export async function runDemo(options: DemoOptions): Promise<number> {
   const password = randomBytes(12).toString('hex');
   const api = await startSellerApi({ idStart: 9_007_199_254_740_993n });
-  const game = await startRconServer({ password, flavour: 'minecraft', players: ['Steve'] });
+  const scenario: DemoGame = DEMO_GAMES[options.game];
+  const game = await startRconServer({ password, ...scenario.server, players: [scenario.online] });
   const dir = mkdtempSync(join(tmpdir(), 'porter-demo-'));
   try {
-    return await demonstrate(api, game, dir, password, options);
+    return await demonstrate(api, game, scenario, dir, password, options);
   } finally {
     await Promise.all([api.close(), game.close()]);
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function demonstrate(api: FakeSellerApi, game: FakeRconServer, dir: string, password: string, options: DemoOptions): Promise<number> {
+async function demonstrate(
+  api: FakeSellerApi,
+  game: FakeRconServer,
+  scenario: DemoGame,
+  dir: string,
+  password: string,
+  options: DemoOptions,
+): Promise<number> {
   const { out } = options;
   const configPath = join(dir, 'config.json');
   writeFileSync(join(dir, 'api-token'), SIM_TOKEN, { mode: 0o600 });
@@ -55,9 +110,9 @@ async function demonstrate(api: FakeSellerApi, game: FakeRconServer, dir: string
         servers: [
           {
             id: SIM_SERVER_ID,
-            name: 'demo-survival',
+            name: `demo-${options.game}`,
             executor: { type: 'rcon', host: game.host, port: game.port, passwordFile: './rcon-password' },
-            players: { preset: 'minecraft', refreshMs: 1000 },
+            players: { preset: scenario.preset, refreshMs: 1000 },
           },
         ],
         poll: { idleMs: 1000 },
@@ -70,22 +125,22 @@ async function demonstrate(api: FakeSellerApi, game: FakeRconServer, dir: string
   );
 
   const now = Date.now();
-  for (const purchase of PURCHASES) api.enqueue(SIM_SERVER_ID, purchase);
-  api.enqueue(SIM_SERVER_ID, { command: 'say Thanks for supporting the server!', offlineExecute: true, executeAt: now + 2000 });
-  const total = PURCHASES.length + 1;
+  for (const purchase of scenario.purchases) api.enqueue(SIM_SERVER_ID, purchase);
+  api.enqueue(SIM_SERVER_ID, { command: scenario.thanks, offlineExecute: true, executeAt: now + 2000 });
+  const total = scenario.purchases.length + 1;
 
   out.write(
     [
-      'porter demo: a simulated store API and a simulated Minecraft server run on 127.0.0.1.',
+      `porter demo: a simulated store API and a simulated ${scenario.title} server run on 127.0.0.1.`,
       `  store API     ${api.url}   game server RCON ${game.host}:${game.port}`,
       `  config        ${configPath}`,
-      `  ${total} purchases queued; Steve is online, Alex joins in ${Math.round(options.joinAfterMs / 1000)} s, Notch never comes.`,
+      `  ${total} purchases queued; ${scenario.online} is online, ${scenario.joiner} joins in ${Math.round(options.joinAfterMs / 1000)} s, ${scenario.absent} never comes.`,
       '',
     ].join('\n'),
   );
 
   const stop = new AbortController();
-  const joinTimer = setTimeout(() => game.join('Alex'), options.joinAfterMs);
+  const joinTimer = setTimeout(() => game.join(scenario.joiner), options.joinAfterMs);
   const config = await loadConfig(configPath, {});
   const watcher = setInterval(() => {
     const settled = api.commands().filter((c) => c.status === 'EXECUTED' || c.status === 'FAILED');
