@@ -70,9 +70,14 @@ describe('hostile rate-limit headers through the real CLI', () => {
       bed.api.inject('pull', { status: 429, body: TOO_MANY, headers: { 'retry-after': '3000000' } });
       const porter = bed.spawnPorter();
       await waitFor(() => pullsOf(bed).some((r) => r.status === 429), { ...WAIT, what: 'the 429' });
-      // A few of the loop's own turns (idle pacing, player refreshes) while the route is paused.
-      const idleSince = Date.now();
-      await waitFor(() => Date.now() - idleSince > 2000 || porter.exit, { ...WAIT, what: 'two seconds of the paused route' });
+      // Proof that porter kept running while the route was paused: ten more player-list refreshes
+      // (refreshMs 200) reached the game server after the 429, none of them a reason to pull.
+      const refreshes = () => bed.rcon.executed.filter((e) => e.query).length;
+      const before = refreshes();
+      await waitFor(() => refreshes() >= before + 10 || porter.exit, {
+        ...WAIT,
+        what: 'ten player-list refreshes while the route is paused',
+      });
       assert.equal(porter.exit, undefined, porter.tail());
       assert.equal(pullsOf(bed).length, 1, 'pulled again during a Retry-After of 3,000,000 s');
       assert.doesNotMatch(porter.stderr, /TimeoutOverflowWarning/);
