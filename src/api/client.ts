@@ -7,7 +7,7 @@ import type { Config } from '../config/schema.js';
 import type { CallContext } from './errors.js';
 import { createRoutePaths, parseBaseUrl, type RoutePaths } from './routes.js';
 import { toTransportError } from './transport.js';
-import { scrubSecrets } from '../scrub.js';
+import { scrubberFor } from '../scrub.js';
 
 export interface ApiRequest {
   readonly method: 'GET' | 'POST';
@@ -122,7 +122,8 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
     connect: { timeout: Math.max(1, Math.min(10_000, Math.floor(timeoutMs / 2))) },
   });
 
-  const redact = (text: string): string => scrubSecrets(text, [token]);
+  // Compiled once: a fail reason and every API error text pass through it.
+  const redact = scrubberFor(() => [token]);
 
   async function send(request: ApiRequest): Promise<ApiResponse> {
     request.signal?.throwIfAborted();
