@@ -1,3 +1,4 @@
+import { urlHost } from './url-host.js';
 import { GAME_NAMES } from '../games/registry.js';
 import { z } from 'zod';
 import { ruleProblem } from '../policy/rule-syntax.js';
@@ -62,8 +63,8 @@ const webrconHost = z
   .superRefine(
     problemsOf((host: string) => {
       try {
-        // The host as the WebRCON executor puts it in its ws:// URL (bracketed when IPv6).
-        new URL(`ws://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:1/`);
+        // The host as the WebRCON executor puts it in its ws:// URL.
+        new URL(`ws://${urlHost(host)}:1/`);
         return [];
       } catch {
         return ['not a valid host name or IP address'];

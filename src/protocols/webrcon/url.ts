@@ -1,3 +1,5 @@
+import { urlHost } from '../../config/url-host.js';
+
 /**
  * Rust's WebRCON takes the password as the URL path: `ws://host:port/<password>`. Its server
  * (Facepunch.Rcon, on Fleck) compares the raw request path with "/" + rcon.password and decodes
@@ -15,7 +17,7 @@ export interface WebRconAddress {
 }
 
 export function webrconAddress(host: string, port: number, password: string): WebRconAddress {
-  const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  const hostPart = urlHost(host);
   const url = new URL(`ws://${hostPart}:${port}/`);
   url.pathname = `/${password}`;
   return {
