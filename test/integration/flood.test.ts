@@ -76,19 +76,13 @@ describe('a game server floods one answer, through the real CLI', () => {
       const idle = memoryOf(porter.pid)!;
 
       bed.rcon.failNext('flood');
-      const floodId = bed.api.enqueue(SIM_SERVER_ID, { command: 'say flood-me' });
-      const flooded = settled(bed, porter, floodId, 'the flooded command to settle');
-      const memory = await peakWhile(porter, flooded);
-      const command = await flooded;
+      const { command, memory } = await deliverUnderFlood(bed, porter, 'say flood-me');
 
       assert.equal(command.status, 'FAILED', porter.tail());
       assert.match(String(command.error), /answer .*over porter's cap of 4 MiB/);
       assert.match(String(command.error), /outcome unknown/);
       assert.equal(bed.ranCount('say flood-me'), 1, 'the command ran once and was never resent');
-      assert.ok(
-        memory.peakMb < RSS_BOUND_MB,
-        `porter's peak RSS was ${memory.peakMb.toFixed(0)} MB under the flood (bound ${RSS_BOUND_MB} MB)`,
-      );
+      assertBounded(memory);
 
       const nextId = bed.api.enqueue(SIM_SERVER_ID, { command: 'say after-the-flood' });
       const next = await settled(bed, porter, nextId, 'the next command after the flood');
@@ -124,18 +118,12 @@ describe('a game server floods one answer, through the real CLI', () => {
       await porter.waitForLog(/^Rust WebRCON connected/);
       const idle = memoryOf(porter.pid)!;
 
-      const floodId = bed.api.enqueue(SIM_SERVER_ID, { command: 'flood' });
-      const flooded = settled(bed, porter, floodId, 'the flooded command to settle');
-      const memory = await peakWhile(porter, flooded);
-      const command = await flooded;
+      const { command, memory } = await deliverUnderFlood(bed, porter, 'flood');
 
       assert.equal(command.status, 'FAILED', porter.tail());
       assert.match(String(command.error), /answer .*over porter's cap of 4 MiB/);
       assert.equal(rust.received.filter((r) => r.Message === 'flood').length, 1, 'never resent');
-      assert.ok(
-        memory.peakMb < RSS_BOUND_MB,
-        `porter's peak RSS was ${memory.peakMb.toFixed(0)} MB under the flood (bound ${RSS_BOUND_MB} MB)`,
-      );
+      assertBounded(memory);
 
       const nextId = bed.api.enqueue(SIM_SERVER_ID, { command: 'echo after-the-flood' });
       const next = await settled(bed, porter, nextId, 'the next command after the flood');
@@ -151,3 +139,18 @@ describe('a game server floods one answer, through the real CLI', () => {
     }
   });
 });
+
+/** Queues `text`, whose answer the game server floods, and samples porter's memory until it settles. */
+async function deliverUnderFlood(bed: TestBed, porter: PorterProcess, text: string) {
+  const id = bed.api.enqueue(SIM_SERVER_ID, { command: text });
+  const flooded = settled(bed, porter, id, 'the flooded command to settle');
+  const memory = await peakWhile(porter, flooded);
+  return { command: await flooded, memory };
+}
+
+function assertBounded(memory: Memory): void {
+  assert.ok(
+    memory.peakMb < RSS_BOUND_MB,
+    `porter's peak RSS was ${memory.peakMb.toFixed(0)} MB under the flood (bound ${RSS_BOUND_MB} MB)`,
+  );
+}
