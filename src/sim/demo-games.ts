@@ -46,6 +46,17 @@ async function rconGame(
   };
 }
 
+async function sevenDaysGame(password: string, online: readonly string[]): Promise<DemoGameServer> {
+  const { startTelnetServer } = await import('./telnet-server.js');
+  const server = await startTelnetServer({ password, players: [...online] });
+  return {
+    address: `telnet ${server.host}:${server.port}`,
+    executor: { type: 'telnet', host: server.host, port: server.port },
+    join: (player: string) => server.join(player),
+    close: () => server.close(),
+  };
+}
+
 export const DEMO_GAMES = {
   minecraft: {
     title: 'Minecraft',
@@ -77,6 +88,21 @@ export const DEMO_GAMES = {
     ],
     thanks: 'servermsg "Thanks for supporting the server!"',
     start: (password, online) => rconGame({ flavour: 'source', game: 'zomboid' }, password, online),
+  },
+  '7dtd': {
+    title: '7 Days to Die',
+    preset: '7dtd',
+    online: 'Alice',
+    joiner: 'Bob',
+    absent: 'Ghost',
+    purchases: [
+      { command: 'give Alice casinoCoin 500', player: 'Alice', offlineExecute: false },
+      { command: 'givexp Alice 5000', player: 'Alice', offlineExecute: true },
+      { command: 'give Bob gunPistol 1', player: 'Bob', offlineExecute: false },
+      { command: 'give Ghost medicalFirstAidKit 2', player: 'Ghost', offlineExecute: true },
+    ],
+    thanks: 'say "Thanks for supporting the server!"',
+    start: sevenDaysGame,
   },
 } as const satisfies Record<string, DemoGame>;
 
