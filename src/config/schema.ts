@@ -81,13 +81,31 @@ export const webrconExecutorSchema = z.strictObject({
   connectTimeoutMs: positiveMs(5000),
 });
 
+/** TShock's REST API (Terraria): the "password" is a REST token, sent as TShock reads it, in the query. */
+export const tshockExecutorSchema = z.strictObject({
+  type: z.literal('tshock'),
+  host: webrconHost.default('127.0.0.1'),
+  port: port.default(7878),
+  password: secretSources.password.describe(
+    'TShock REST token (a key of ApplicationRestTokens in tshock/config.json). Prefer passwordFile or PORTER_RCON_PASSWORD.',
+  ),
+  passwordFile: secretSources.passwordFile,
+  timeoutMs: positiveMs(5000).describe("Deadline for one request's answer once connected."),
+  connectTimeoutMs: positiveMs(5000).describe('Deadline for the TCP connect of one request.'),
+});
+
 export const scriptExecutorSchema = z.strictObject({
   type: z.literal('script'),
   exec: z.array(z.string().min(1)).min(1).describe('Executable and fixed arguments; the command is appended as the last argument.'),
   timeoutMs: positiveMs(30000),
 });
 
-export const executorSchema = z.discriminatedUnion('type', [rconExecutorSchema, webrconExecutorSchema, scriptExecutorSchema]);
+export const executorSchema = z.discriminatedUnion('type', [
+  rconExecutorSchema,
+  webrconExecutorSchema,
+  scriptExecutorSchema,
+  tshockExecutorSchema,
+]);
 
 export const presetNames = GAME_NAMES;
 
@@ -96,7 +114,7 @@ export const playersSchema = z
     preset: z
       .enum(presetNames)
       .optional()
-      .describe('Game preset; default minecraft for rcon, rust for webrcon, none for script without exec.'),
+      .describe('Game preset; default minecraft for rcon, rust for webrcon, terraria for tshock, none for script without exec.'),
     command: z.string().min(1).optional().describe('custom preset: console command that lists players.'),
     pattern: z.string().min(1).optional().describe('custom preset: regular expression with a named group "id", applied to every line.'),
     exec: z.array(z.string().min(1)).min(1).optional().describe('Script that prints one identifier per line (overrides preset).'),
@@ -276,7 +294,7 @@ export type PlayersConfig = z.output<typeof playersSchema>;
 
 /**
  * After loading: paths absolute, secrets resolved from file/env/credentials into plain fields.
- * `api.token` and every rcon/webrcon `password` are guaranteed present.
+ * `api.token` and every rcon/webrcon/tshock `password` are guaranteed present.
  */
 export type Config = Omit<ParsedConfig, 'api' | 'servers'> & {
   readonly configPath: string;
@@ -292,7 +310,8 @@ export type ResolvedExecutor =
       flavour: 'minecraft' | 'source' | 'id0';
     })
   | (Omit<z.output<typeof webrconExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
-  | z.output<typeof scriptExecutorSchema>;
+  | z.output<typeof scriptExecutorSchema>
+  | (Omit<z.output<typeof tshockExecutorSchema>, 'password' | 'passwordFile'> & { password: string });
 
 export type ResolvedServer = Omit<ServerConfig, 'executor' | 'players'> & {
   readonly executor: ResolvedExecutor;

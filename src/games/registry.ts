@@ -10,6 +10,7 @@ import { palworldGame } from './palworld.js';
 import { rustGame } from './rust.js';
 import { sourceGame } from './source.js';
 import { squadGame } from './squad.js';
+import { terrariaGame } from './terraria.js';
 import { zomboidGame } from './zomboid.js';
 
 /** Every game porter knows, as `players.preset` names it in the config. */
@@ -23,6 +24,7 @@ export const GAME_NAMES = [
   'factorio',
   'rust',
   'zomboid',
+  'terraria',
   'custom',
   'none',
 ] as const;
@@ -62,6 +64,8 @@ export function gameFor(players: GameChoice): Game {
       return rustGame;
     case 'zomboid':
       return zomboidGame;
+    case 'terraria':
+      return terrariaGame;
     case 'none':
       return noneGame;
     case 'custom':

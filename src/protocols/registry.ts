@@ -4,6 +4,7 @@ import type { ResolvedExecutor } from '../config/schema.js';
 import type { Executor } from './executor.js';
 import { RconExecutor } from './rcon/executor.js';
 import { ScriptExecutor } from './script/executor.js';
+import { TShockExecutor } from './tshock/executor.js';
 import { WebRconExecutor } from './webrcon/executor.js';
 
 export function createExecutor(config: ResolvedExecutor, deps: { logger: Logger; clock: Clock }): Executor {
@@ -14,5 +15,7 @@ export function createExecutor(config: ResolvedExecutor, deps: { logger: Logger;
       return new WebRconExecutor(config, deps);
     case 'script':
       return new ScriptExecutor(config, deps);
+    case 'tshock':
+      return new TShockExecutor(config, deps);
   }
 }

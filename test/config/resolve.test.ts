@@ -75,6 +75,7 @@ describe('defaults', () => {
     ['rcon without players', { type: 'rcon', password: PASSWORD }, undefined, 'minecraft'],
     ['rcon with players but no preset', { type: 'rcon', password: PASSWORD }, { refreshMs: 500 }, 'minecraft'],
     ['webrcon', { type: 'webrcon', password: PASSWORD }, undefined, 'rust'],
+    ['tshock', { type: 'tshock', password: PASSWORD }, undefined, 'terraria'],
     ['script', { type: 'script', exec: ['/bin/true'] }, undefined, 'none'],
     ['script with players.exec', { type: 'script', exec: ['/bin/true'] }, { exec: ['/bin/who'] }, 'none'],
     ['an explicit preset', { type: 'rcon', password: PASSWORD }, { preset: 'ark' }, 'ark'],
