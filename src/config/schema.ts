@@ -300,7 +300,11 @@ export type Config = Omit<ParsedConfig, 'api' | 'servers'> & {
   readonly configPath: string;
   /** Things that work but are probably not what the user meant (e.g. a token without `gci_`); the CLI logs them at warn. */
   readonly warnings?: readonly string[];
-  readonly api: Omit<ParsedConfig['api'], 'token' | 'tokenFile'> & { readonly token: string };
+  readonly api: Omit<ParsedConfig['api'], 'token' | 'tokenFile'> & {
+    readonly token: string;
+    /** The file or systemd credential the token was read from: read again when the API answers 401 (a rotated token). */
+    readonly tokenPath?: string;
+  };
   readonly servers: ResolvedServer[];
 };
 
