@@ -90,6 +90,19 @@ export const telnetExecutorSchema = z.strictObject({
   connectTimeoutMs: positiveMs(5000).describe('Deadline for the TCP connect, and again for the login.'),
 });
 
+/** TShock's REST API (Terraria): the "password" is a REST token, sent as TShock reads it, in the query. */
+export const tshockExecutorSchema = z.strictObject({
+  type: z.literal('tshock'),
+  host: webrconHost.default('127.0.0.1'),
+  port: port.default(7878),
+  password: secretSources.password.describe(
+    'TShock REST token (a key of ApplicationRestTokens in tshock/config.json). Prefer passwordFile or PORTER_RCON_PASSWORD.',
+  ),
+  passwordFile: secretSources.passwordFile,
+  timeoutMs: positiveMs(5000).describe("Deadline for one request's answer once connected."),
+  connectTimeoutMs: positiveMs(5000).describe('Deadline for the TCP connect of one request.'),
+});
+
 export const scriptExecutorSchema = z.strictObject({
   type: z.literal('script'),
   exec: z.array(z.string().min(1)).min(1).describe('Executable and fixed arguments; the command is appended as the last argument.'),
@@ -101,6 +114,7 @@ export const executorSchema = z.discriminatedUnion('type', [
   webrconExecutorSchema,
   scriptExecutorSchema,
   telnetExecutorSchema,
+  tshockExecutorSchema,
 ]);
 
 export const presetNames = GAME_NAMES;
@@ -110,7 +124,9 @@ export const playersSchema = z
     preset: z
       .enum(presetNames)
       .optional()
-      .describe('Game preset; default minecraft for rcon, rust for webrcon, 7dtd for telnet, none for script without exec.'),
+      .describe(
+        'Game preset; default minecraft for rcon, rust for webrcon, 7dtd for telnet, terraria for tshock, none for script without exec.',
+      ),
     command: z.string().min(1).optional().describe('custom preset: console command that lists players.'),
     pattern: z.string().min(1).optional().describe('custom preset: regular expression with a named group "id", applied to every line.'),
     exec: z.array(z.string().min(1)).min(1).optional().describe('Script that prints one identifier per line (overrides preset).'),
@@ -290,7 +306,7 @@ export type PlayersConfig = z.output<typeof playersSchema>;
 
 /**
  * After loading: paths absolute, secrets resolved from file/env/credentials into plain fields.
- * `api.token` and every rcon/webrcon/telnet `password` are guaranteed present.
+ * `api.token` and every rcon/webrcon/telnet/tshock `password` are guaranteed present.
  */
 export type Config = Omit<ParsedConfig, 'api' | 'servers'> & {
   readonly configPath: string;
@@ -311,7 +327,8 @@ export type ResolvedExecutor =
     })
   | (Omit<z.output<typeof webrconExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
   | z.output<typeof scriptExecutorSchema>
-  | (Omit<z.output<typeof telnetExecutorSchema>, 'password' | 'passwordFile'> & { password: string });
+  | (Omit<z.output<typeof telnetExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
+  | (Omit<z.output<typeof tshockExecutorSchema>, 'password' | 'passwordFile'> & { password: string });
 
 export type ResolvedServer = Omit<ServerConfig, 'executor' | 'players'> & {
   readonly executor: ResolvedExecutor;

@@ -11,6 +11,7 @@ import { rustGame } from './rust.js';
 import { sevenDaysGame } from './sevendays.js';
 import { sourceGame } from './source.js';
 import { squadGame } from './squad.js';
+import { terrariaGame } from './terraria.js';
 import { zomboidGame } from './zomboid.js';
 
 /** Every game porter knows, as `players.preset` names it in the config. */
@@ -25,6 +26,7 @@ export const GAME_NAMES = [
   'rust',
   'zomboid',
   '7dtd',
+  'terraria',
   'custom',
   'none',
 ] as const;
@@ -66,6 +68,8 @@ export function gameFor(players: GameChoice): Game {
       return zomboidGame;
     case '7dtd':
       return sevenDaysGame;
+    case 'terraria':
+      return terrariaGame;
     case 'none':
       return noneGame;
     case 'custom':

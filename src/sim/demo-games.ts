@@ -57,6 +57,17 @@ async function sevenDaysGame(password: string, online: readonly string[]): Promi
   };
 }
 
+async function tshockGame(token: string, online: readonly string[]): Promise<DemoGameServer> {
+  const { startTShockServer } = await import('./tshock-server.js');
+  const server = await startTShockServer({ token, players: [...online] });
+  return {
+    address: `TShock REST ${server.url}`,
+    executor: { type: 'tshock', host: server.host, port: server.port },
+    join: (player: string) => server.join(player),
+    close: () => server.close(),
+  };
+}
+
 export const DEMO_GAMES = {
   minecraft: {
     title: 'Minecraft',
@@ -103,6 +114,21 @@ export const DEMO_GAMES = {
     ],
     thanks: 'say "Thanks for supporting the server!"',
     start: sevenDaysGame,
+  },
+  terraria: {
+    title: 'Terraria TShock',
+    preset: 'terraria',
+    online: 'Ann',
+    joiner: 'Bob',
+    absent: 'Ghost',
+    purchases: [
+      { command: '/give "Terra Blade" "Ann" 1', player: 'Ann', offlineExecute: false },
+      { command: '/give "Healing Potion" "Ann" 30', player: 'Ann', offlineExecute: true },
+      { command: '/give "Life Crystal" "Bob" 5', player: 'Bob', offlineExecute: false },
+      { command: '/give Zenith "Ghost" 1', player: 'Ghost', offlineExecute: true },
+    ],
+    thanks: '/say Thanks for supporting the server!',
+    start: (token, online) => tshockGame(token, online),
   },
 } as const satisfies Record<string, DemoGame>;
 

@@ -76,6 +76,7 @@ describe('defaults', () => {
     ['rcon with players but no preset', { type: 'rcon', password: PASSWORD }, { refreshMs: 500 }, 'minecraft'],
     ['webrcon', { type: 'webrcon', password: PASSWORD }, undefined, 'rust'],
     ['telnet', { type: 'telnet', password: PASSWORD }, undefined, '7dtd'],
+    ['tshock', { type: 'tshock', password: PASSWORD }, undefined, 'terraria'],
     ['script', { type: 'script', exec: ['/bin/true'] }, undefined, 'none'],
     ['script with players.exec', { type: 'script', exec: ['/bin/true'] }, { exec: ['/bin/who'] }, 'none'],
     ['an explicit preset', { type: 'rcon', password: PASSWORD }, { preset: 'ark' }, 'ark'],

@@ -171,6 +171,7 @@ describe('docs', () => {
       'Factorio',
       'Project Zomboid',
       'Rust',
+      'Terraria',
       'Any other game',
     ]) {
       assert.ok(
