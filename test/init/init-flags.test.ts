@@ -147,6 +147,25 @@ describe('porter init from flags (no terminal)', () => {
     assert.ok(!existsSync(join(work, 'bad-password-dir')));
   });
 
+  test('--systemd: the secrets where the unit loads its credentials from, the config naming none, state in /var/lib/porter', async () => {
+    const dir = join(work, 'etc-porter');
+    const result = await porter(flags(dir, ['--yes', '--systemd']));
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.match(result.stdout, /sudo systemctl daemon-reload && sudo systemctl enable --now porter/);
+    // systemd/porter.service: LoadCredential=porter-api-token:/etc/porter/api-token and porter-rcon-password:/etc/porter/rcon-password
+    assert.equal(readFileSync(join(dir, 'api-token'), 'utf8').trim(), SIM_TOKEN);
+    assert.equal(readFileSync(join(dir, 'rcon-password'), 'utf8').trim(), MINECRAFT_PASSWORD);
+    for (const name of ['config.json', 'api-token', 'rcon-password']) assert.equal(statSync(join(dir, name)).mode & 0o777, 0o600, name);
+    const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as {
+      api: Record<string, unknown>;
+      servers: Array<{ executor: Record<string, unknown> }>;
+      stateDir: string;
+    };
+    assert.deepEqual(Object.keys(config.api), ['baseUrl']);
+    assert.ok(!('password' in config.servers[0]!.executor) && !('passwordFile' in config.servers[0]!.executor));
+    assert.equal(config.stateDir, '/var/lib/porter');
+  });
+
   test('RCON switched off: --fix-game-settings switches it on with a new password, which porter then uses', async () => {
     const folder = join(work, 'mc-off');
     cpSync(join(FIXTURES, 'minecraft-rcon-off'), folder, { recursive: true });

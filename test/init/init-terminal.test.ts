@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startRconServer } from '../../src/sim/rcon-server.js';
+import { startTelnetServer } from '../../src/sim/telnet-server.js';
+import { startTShockServer } from '../../src/sim/tshock-server.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { FakeWebRconServer } from '../fakes/webrcon-server.js';
 import { Terminal } from '../helpers/tmux.js';
@@ -80,6 +82,24 @@ const GAMES: readonly GameCase[] = [
     fixturePort: 28016,
     start: async (password) => {
       const server = await FakeWebRconServer.start({ password });
+      return { port: server.port, close: () => server.close() };
+    },
+  },
+  {
+    fixture: '7dtd',
+    password: 'sdtdFixtureTelnet8081',
+    fixturePort: 8081,
+    start: async (password) => {
+      const server = await startTelnetServer({ password });
+      return { port: server.port, close: () => server.close() };
+    },
+  },
+  {
+    fixture: 'terraria',
+    password: 'terrariaFixtureToken7878',
+    fixturePort: 7878,
+    start: async (token) => {
+      const server = await startTShockServer({ token });
       return { port: server.port, close: () => server.close() };
     },
   },
