@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import { makeFix } from '../fix.js';
+import { fixSummary, makeFix } from '../fix.js';
 import { lastProperty, parseProperties, setProperty, type PropertyEntry } from '../formats/java-properties.js';
 import type { LoadedFile } from '../look.js';
 import type { Probe, ProbeContext } from '../probe.js';
@@ -50,7 +50,7 @@ function read(file: LoadedFile, context: ProbeContext): GameSettings | undefined
         : makeFix({
             file: file.path,
             shownFile: source,
-            summary: `set enable-rcon=true${password ? '' : ' and a new rcon.password'} in ${source}`,
+            summary: fixSummary([!enabled && 'enable-rcon=true', !password && 'a new rcon.password'], source),
             setsPassword: !password,
             steps: [
               (text) => {
