@@ -240,6 +240,22 @@ describe('detection from running processes', () => {
     assert.equal(detection.password?.reveal(), 'minepw12');
   });
 
+  test('a running server whose settings cannot be found is noted, so its absence is explained', () => {
+    scratch = new Scratch();
+    const inEmptyFolder = proc(20, ['java', '-jar', 'server.jar'], scratch.path);
+    const otherUsers = proc(21, ['./PalServer-Linux-Shipping'], undefined);
+    const report = detectIn('/nonexistent-folder-for-this-test', { processes: [inEmptyFolder, otherUsers] });
+    assert.deepEqual(report.detections, []);
+    assert.deepEqual(report.notes.slice(1), [
+      { path: 'java (pid 20)', message: `a minecraft server is running, but no settings file was found in ${scratch.path}` },
+      {
+        path: 'PalServer-Linux-Shipping (pid 21)',
+        message:
+          'a palworld server is running, but its folder cannot be seen from here (run porter init as the user it runs as, or pass --game-dir)',
+      },
+    ]);
+  });
+
   test('best first: ready and running, then ready, then those with problems', () => {
     scratch = new Scratch();
     const off = scratch.copyOf('minecraft-rcon-off');
