@@ -91,6 +91,15 @@ describe('what each game means by its settings', () => {
       ]);
     });
 
+    test('ENABLE_RCON is on only for "true" or "on", as the image reads it', () => {
+      const detection = onlyDetection(
+        detectIn('/nonexistent/porter-test-folder', { env: { RCON_PASSWORD: 'pw123456', ENABLE_RCON: 'yes' } }),
+      );
+      assert.deepEqual(problemCodes(detection), ['rcon-disabled']);
+      const on = onlyDetection(detectIn('/nonexistent/porter-test-folder', { env: { RCON_PASSWORD: 'pw123456', ENABLE_RCON: 'ON' } }));
+      assert.deepEqual(problemCodes(on), []);
+    });
+
     test("an itzg container's /data folder is searched when porter runs inside it", () => {
       scratch = new Scratch();
       scratch.write('data/server.properties', itzg['server.properties']);
