@@ -11,8 +11,9 @@ import { withItzg } from './itzg.js';
  * Minecraft Java Edition's server.properties (format: formats/java-properties.ts). Keys and
  * defaults as the 1.20 server writes them (the file quoted in test/fixtures/game-dirs/README.md):
  * `enable-rcon=false`, `rcon.port=25575`, `rcon.password=` (empty), `server-ip=`. The server reads
- * enable-rcon as Boolean.parseBoolean (only "true" is true), opens no RCON with an empty password,
- * and binds RCON to server-ip when that is set.
+ * enable-rcon as Boolean.parseBoolean (only "true" is true) and opens no RCON with an empty
+ * password. When server-ip is set, porter connects there: it is an address of this machine the
+ * server listens on, and a server bound to it alone would not answer on 127.0.0.1.
  */
 const DEFAULT_PORT = 25575;
 
