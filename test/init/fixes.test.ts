@@ -80,6 +80,15 @@ describe('fixes', () => {
     assert.deepEqual(problemCodes(onlyDetection(detectIn(scratch.path))), []);
   });
 
+  test('the summary names only what the fix changes', () => {
+    scratch = new Scratch();
+    scratch.write('server.properties', 'enable-rcon=true\nrcon.password=\n');
+    const fix = fixOf(onlyDetection(detectIn(scratch.path)));
+    assert.equal(fix.summary, 'set a new rcon.password in ./server.properties');
+    assert.equal(fix.setsPassword, true);
+    assert.equal(fix.apply(scratch.read('server.properties'), PASSWORD).toString(), `enable-rcon=true\nrcon.password=${PASSWORD}\n`);
+  });
+
   test('missing keys are added as new last lines, in the line breaks the file uses', () => {
     scratch = new Scratch();
     scratch.write('server.properties', '#Minecraft server properties\r\nmotd=A Minecraft Server\r\nserver-port=25565');
@@ -111,6 +120,7 @@ describe('fixes', () => {
     const detection = onlyDetection(detectIn(scratch.path));
     assert.deepEqual(problemCodes(detection), ['rcon-disabled']);
     assert.equal(fixOf(detection).setsPassword, false);
+    assert.equal(fixOf(detection).summary, `set RCONEnabled=True in [ServerSettings] of ./${file}`);
     const { after } = applyFix(detection);
     assert.equal(
       after.toString(),

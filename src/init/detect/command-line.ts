@@ -15,6 +15,8 @@ export interface CommandLineOption {
 /** Options by lower-cased name without its prefix: `rcon.port`, `rconport`, `serveradminpassword`. */
 export type CommandLineOptions = ReadonlyMap<string, CommandLineOption>;
 
+const ASSIGNMENT = /^([A-Za-z][\w.]*)=(.*)$/s;
+
 export function commandLineOptions(argv: readonly string[]): CommandLineOptions {
   const options = new Map<string, CommandLineOption>();
   const put = (prefix: string, name: string, value: string) => {
@@ -30,7 +32,8 @@ export function commandLineOptions(argv: readonly string[]): CommandLineOptions 
     } else if (argument.startsWith('-')) {
       const equals = argument.indexOf('=');
       if (equals > 0) put('-', argument.slice(1, equals), argument.slice(equals + 1));
-      else if (takesNext && !next.includes('?')) {
+      // A flag (-log, -nographics) is followed by another option, not by its value.
+      else if (takesNext && !next.includes('?') && !ASSIGNMENT.test(next)) {
         put('-', argument.slice(1), next);
         i++;
       }
@@ -40,7 +43,7 @@ export function commandLineOptions(argv: readonly string[]): CommandLineOptions 
         if (equals > 0) put('?', part.slice(0, equals), part.slice(equals + 1));
       }
     } else {
-      const match = /^([A-Za-z][\w.]*)=(.*)$/s.exec(argument);
+      const match = ASSIGNMENT.exec(argument);
       if (match) put('', match[1]!, match[2]!);
     }
   }

@@ -108,7 +108,14 @@ function fromProcess(hint: ProcessHint, context: ProbeContext): Detection[] {
   const withArguments = (settings: GameSettings | undefined) => (probe.withCommandLine ? probe.withCommandLine(settings, hint) : settings);
   if (fromFiles.length === 0) {
     const alone = withArguments(undefined);
-    return alone ? [assemble(alone, process)] : [];
+    if (alone) return [assemble(alone, process)];
+    // Said, so that a running server missing from the list is not a mystery.
+    const why =
+      hint.dirs.length === 0
+        ? 'its folder cannot be seen from here (run porter init as the user it runs as, or pass --game-dir)'
+        : `no settings file was found in ${hint.dirs.map((folder) => context.look.shown(folder)).join(' or ')}`;
+    context.look.noteAbout(`${hint.name} (pid ${hint.pid})`, `a ${hint.game} server is running, but ${why}`);
+    return [];
   }
   return fromFiles.map((settings) => assemble(withArguments(settings) ?? settings, process));
 }

@@ -26,15 +26,19 @@ export const nodeFiles: FileSeam = {
     const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
     try {
       if (!fstatSync(fd).isFile()) throw new NotRegularFileError(`${path} is not a regular file`);
-      // /proc files report size 0, so read until the end rather than trusting the size.
-      const buffer = Buffer.alloc(limit + 1);
+      // /proc files report size 0, so read until the end rather than trusting the size; start small,
+      // as nearly every file read (settings, command lines) is a few kilobytes.
+      let buffer = Buffer.allocUnsafe(Math.min(limit + 1, 16 * 1024));
       let filled = 0;
       for (;;) {
-        const count = readSync(fd, buffer, filled, buffer.length - filled, null);
-        if (count === 0 || filled + count === buffer.length) {
-          filled += count;
-          break;
+        if (filled === buffer.length) {
+          if (buffer.length > limit) break;
+          const larger = Buffer.allocUnsafe(Math.min(buffer.length * 2, limit + 1));
+          buffer.copy(larger, 0, 0, filled);
+          buffer = larger;
         }
+        const count = readSync(fd, buffer, filled, buffer.length - filled, null);
+        if (count === 0) break;
         filled += count;
       }
       return { bytes: buffer.subarray(0, Math.min(filled, limit)), complete: filled <= limit };

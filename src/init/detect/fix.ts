@@ -1,5 +1,5 @@
 import { PorterError } from '../../errors.js';
-import { applyEdits, decodeSettings, encodeSettings, type Edit } from './text.js';
+import { applyEdit, decodeSettings, encodeSettings, type Edit } from './text.js';
 import type { Fix } from './types.js';
 
 /** A password `Fix.apply` refuses to write: it must be safe unquoted in every format it edits. */
@@ -37,9 +37,14 @@ export function makeFix(spec: FixSpec): Fix {
       const settings = decodeSettings(current);
       const text = spec.steps.reduce((before, step) => {
         const edit = step(before, password);
-        return edit ? applyEdits(before, [edit]) : before;
+        return edit ? applyEdit(before, edit) : before;
       }, settings.text);
       return encodeSettings(settings, text);
     },
   };
+}
+
+/** "set A and B in ./file", from the changes a fix makes (those it does not make are left out as false). */
+export function fixSummary(changes: readonly (string | false)[], shownFile: string): string {
+  return `set ${changes.filter((change): change is string => change !== false).join(' and ')} in ${shownFile}`;
 }

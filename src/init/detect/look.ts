@@ -101,8 +101,16 @@ export class Look {
   }
 
   note(path: string, message: string): void {
-    const shown = this.shown(path);
-    if (!this.#notes.has(shown)) this.#notes.set(shown, message);
+    this.#add(this.shown(path), message);
+  }
+
+  /** A note about something that is not a path: a running process. */
+  noteAbout(label: string, message: string): void {
+    this.#add(label, message);
+  }
+
+  #add(place: string, message: string): void {
+    if (!this.#notes.has(place)) this.#notes.set(place, message);
   }
 
   #describe(code: string | undefined): string {

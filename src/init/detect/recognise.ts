@@ -67,7 +67,7 @@ const PROGRAMS: readonly (readonly [RegExp, Known])[] = [
   [/^ProjectZomboid(32|64)$/i, { game: 'zomboid', rootAbove: 0 }],
   [/^SquadGameServer$/i, { game: 'squad', rootAbove: 3 }],
   [/^ConanSandboxServer(-Win64-Shipping)?$/i, { game: 'conan', rootAbove: 3 }],
-  [/^(TShock\.Server|TShock\.Installer|TerrariaServer)$/i, { game: 'terraria', rootAbove: 0 }],
+  [/^(TShock\.Server|TerrariaServer)$/i, { game: 'terraria', rootAbove: 0 }],
 ];
 
 /** Interpreters whose first file argument is the program that counts (`mono TerrariaServer.exe`, `wine …exe`). */

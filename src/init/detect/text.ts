@@ -76,12 +76,8 @@ export interface Edit {
   readonly text: string;
 }
 
-/** Applies non-overlapping edits; positions refer to the text before any of them. */
-export function applyEdits(text: string, edits: readonly Edit[]): string {
-  const ordered = [...edits].sort((a, b) => b.start - a.start);
-  let result = text;
-  for (const edit of ordered) result = result.slice(0, edit.start) + edit.text + result.slice(edit.end);
-  return result;
+export function applyEdit(text: string, edit: Edit): string {
+  return text.slice(0, edit.start) + edit.text + text.slice(edit.end);
 }
 
 /** An edit adding `line` as a new last line, after a line break if the file lacks a final one. */

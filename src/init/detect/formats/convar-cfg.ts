@@ -43,7 +43,7 @@ function readStatement(text: string, from: number, end: number): { convar?: Conv
   const tokens: Token[] = [];
   let i = from;
   for (;;) {
-    while (i < end && (text[i] === ' ' || text[i] === '\t')) i++;
+    while (i < end && /\s/.test(text[i]!)) i++;
     if (i >= end) break;
     if (text.startsWith('//', i)) return { ...toConvar(tokens), next: end, comment: true };
     if (text[i] === ';') {
@@ -63,7 +63,7 @@ function readToken(text: string, start: number, end: number): Token {
     const stop = close < 0 || close >= end ? end : close;
     return { text: text.slice(start + 1, stop), quoted: true, start, end: stop < end ? stop + 1 : end };
   }
-  let i = start;
+  let i = start + 1;
   while (i < end && !/[\s;"]/.test(text[i]!) && !text.startsWith('//', i)) i++;
   return { text: text.slice(start, i), quoted: false, start, end: i };
 }

@@ -1,5 +1,5 @@
 import { basename, dirname } from 'node:path';
-import { makeFix } from '../fix.js';
+import { fixSummary, makeFix } from '../fix.js';
 import { lastBattleyeSetting, parseBattleyeCfg, setBattleyeSetting } from '../formats/battleye-cfg.js';
 import type { LoadedFile, Look } from '../look.js';
 import { option, type Probe, type ProbeContext } from '../probe.js';
@@ -77,7 +77,7 @@ function readAs(game: BattleyeGame, file: LoadedFile, uncertain: boolean): GameS
       : makeFix({
           file: file.path,
           shownFile: source,
-          summary: `set ${[password ? '' : 'a new RConPassword', port !== undefined ? '' : `RConPort ${SUGGESTED_PORT[game]}`].filter(Boolean).join(' and ')} in ${source}`,
+          summary: fixSummary([!password && 'a new RConPassword', port === undefined && `RConPort ${SUGGESTED_PORT[game]}`], source),
           setsPassword: !password,
           steps: [
             (text, newPassword) => {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { findIni, parseIni } from '../formats/ini.js';
 import { bareSettings, overlay, type Overrides, type ProbeContext } from '../probe.js';
-import { DEFAULT, fact, parseFlag, parsePort, type Fact, type GameSettings } from '../settings.js';
+import { DEFAULT, fact, parsePort, type Fact, type GameSettings } from '../settings.js';
 import { decodeSettings, valueText } from '../text.js';
 import type { Problem } from '../types.js';
 
@@ -21,7 +21,8 @@ const FROM_ENV = 'the environment';
 function environmentFacts(context: ProbeContext): Overrides {
   const env = context.env;
   const port = env.RCON_PORT === undefined ? undefined : parsePort(env.RCON_PORT);
-  const enabled = env.ENABLE_RCON === undefined ? undefined : parseFlag(env.ENABLE_RCON.toLowerCase() === 'on' ? 'true' : env.ENABLE_RCON);
+  // The image's isTrue (scripts/start-utils): "true" or "on", in any case; anything else is off.
+  const enabled = env.ENABLE_RCON === undefined ? undefined : /^(true|on)$/i.test(env.ENABLE_RCON);
   return {
     enabled: enabled === undefined ? undefined : fact(enabled, 'ENABLE_RCON', FROM_ENV),
     port: port === undefined ? undefined : fact(port, 'RCON_PORT', FROM_ENV),

@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import { makeFix } from '../fix.js';
+import { fixSummary, makeFix } from '../fix.js';
 import { lastProperty, parseProperties, setProperty, type PropertyEntry } from '../formats/java-properties.js';
 import type { LoadedFile } from '../look.js';
 import type { Probe, ProbeContext } from '../probe.js';
@@ -11,8 +11,9 @@ import { withItzg } from './itzg.js';
  * Minecraft Java Edition's server.properties (format: formats/java-properties.ts). Keys and
  * defaults as the 1.20 server writes them (the file quoted in test/fixtures/game-dirs/README.md):
  * `enable-rcon=false`, `rcon.port=25575`, `rcon.password=` (empty), `server-ip=`. The server reads
- * enable-rcon as Boolean.parseBoolean (only "true" is true), opens no RCON with an empty password,
- * and binds RCON to server-ip when that is set.
+ * enable-rcon as Boolean.parseBoolean (only "true" is true) and opens no RCON with an empty
+ * password. When server-ip is set, porter connects there: it is an address of this machine the
+ * server listens on, and a server bound to it alone would not answer on 127.0.0.1.
  */
 const DEFAULT_PORT = 25575;
 
@@ -50,7 +51,7 @@ function read(file: LoadedFile, context: ProbeContext): GameSettings | undefined
         : makeFix({
             file: file.path,
             shownFile: source,
-            summary: `set enable-rcon=true${password ? '' : ' and a new rcon.password'} in ${source}`,
+            summary: fixSummary([!enabled && 'enable-rcon=true', !password && 'a new rcon.password'], source),
             setsPassword: !password,
             steps: [
               (text) => {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { makeFix } from '../fix.js';
+import { fixSummary, makeFix } from '../fix.js';
 import { findPalworldOption, newPalworldSettings, parsePalworldSettings, setPalworldOption } from '../formats/palworld-settings.js';
 import type { LoadedFile } from '../look.js';
 import { bareSettings, commandLineFacts, laidOver, type Probe } from '../probe.js';
@@ -47,7 +47,7 @@ function read(file: LoadedFile): GameSettings | undefined {
         : makeFix({
             file: file.path,
             shownFile: source,
-            summary: `set RCONEnabled=True${password ? '' : ' and a new AdminPassword'} in ${source}`,
+            summary: fixSummary([!on && 'RCONEnabled=True', !password && 'a new AdminPassword'], source),
             setsPassword: !password,
             steps: [
               (text, newPassword) => {

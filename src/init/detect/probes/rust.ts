@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { makeFix } from '../fix.js';
+import { fixSummary, makeFix } from '../fix.js';
 import { lastConvar, parseConvars, setConvar, type Convar } from '../formats/convar-cfg.js';
 import type { LoadedFile } from '../look.js';
 import { bareSettings, laidOver, option, type Overrides, type Probe, type ProbeContext } from '../probe.js';
@@ -82,7 +82,7 @@ function read(file: LoadedFile): GameSettings | undefined {
       : makeFix({
           file: file.path,
           shownFile: source,
-          summary: `set a new rcon.password in ${source}`,
+          summary: fixSummary(['a new rcon.password'], source),
           setsPassword: true,
           steps: [
             (text, newPassword) => {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { makeFix } from '../fix.js';
+import { fixSummary, makeFix } from '../fix.js';
 import { lastXmlProperty, parseServerConfigXml, setXmlProperty, type XmlProperty } from '../formats/serverconfig-xml.js';
 import type { LoadedFile } from '../look.js';
 import { option, type Probe, type ProbeContext } from '../probe.js';
@@ -34,7 +34,7 @@ function makeTelnetFix(file: LoadedFile, enabled: boolean, hasPassword: boolean)
   return makeFix({
     file: file.path,
     shownFile: file.shown,
-    summary: `set ${[enabled ? '' : 'TelnetEnabled to true', hasPassword ? '' : 'a new TelnetPassword'].filter(Boolean).join(' and ')} in ${file.shown}`,
+    summary: fixSummary([!enabled && 'TelnetEnabled to true', !hasPassword && 'a new TelnetPassword'], file.shown),
     setsPassword: !hasPassword,
     steps: [
       (text) =>

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { makeFix } from '../fix.js';
+import { fixSummary, makeFix } from '../fix.js';
 import { lastConvar, parseConvars, setConvar } from '../formats/convar-cfg.js';
 import type { LoadedFile } from '../look.js';
 import { bareSettings, commandLineFacts, laidOver, option, type Probe } from '../probe.js';
@@ -50,7 +50,7 @@ function read(file: LoadedFile): GameSettings | undefined {
       : makeFix({
           file: file.path,
           shownFile: source,
-          summary: `set a new rcon_password in ${source}`,
+          summary: fixSummary(['a new rcon_password'], source),
           setsPassword: true,
           steps: [
             (text, newPassword) => {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { makeFix } from '../fix.js';
+import { fixSummary, makeFix } from '../fix.js';
 import { findIni, parseIni, setIni } from '../formats/ini.js';
 import type { LoadedFile } from '../look.js';
 import { bareSettings, commandLineFacts, laidOver, option, type Probe } from '../probe.js';
@@ -40,7 +40,7 @@ function read(file: LoadedFile): GameSettings | undefined {
       : makeFix({
           file: file.path,
           shownFile: source,
-          summary: `set a new Password in ${source}`,
+          summary: fixSummary(['a new Password'], source),
           setsPassword: true,
           steps: [
             (text, newPassword) => {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { makeFix } from '../fix.js';
+import { fixSummary, makeFix } from '../fix.js';
 import { addRestToken, enableRestApi, parseTshockConfig, type TshockToken } from '../formats/tshock-config.js';
 import type { LoadedFile } from '../look.js';
 import { option, type Probe, type ProbeContext } from '../probe.js';
@@ -50,7 +50,10 @@ function read(file: LoadedFile): GameSettings | undefined {
       : makeFix({
           file: file.path,
           shownFile: source,
-          summary: `set ${[enabled ? '' : 'RestApiEnabled to true', token ? '' : `a new REST token for user "${TOKEN_USER}" in the superadmin group`].filter(Boolean).join(' and ')} in ${source}`,
+          summary: fixSummary(
+            [!enabled && 'RestApiEnabled to true', !token && `a new REST token for user "${TOKEN_USER}" in the superadmin group`],
+            source,
+          ),
           setsPassword: !token,
           steps: [(text) => enableRestApi(text), (text, password) => (token ? undefined : addRestToken(text, password, TOKEN_USER))],
         });

@@ -1,4 +1,4 @@
-import { makeFix } from '../fix.js';
+import { fixSummary, makeFix } from '../fix.js';
 import { findIni, parseIni, setIni, type IniFile } from '../formats/ini.js';
 import type { LoadedFile } from '../look.js';
 import { DEFAULT, fact, parseFlag, portFrom, unreadablePassword, type GameSettings } from '../settings.js';
@@ -57,7 +57,10 @@ export function readUnrealRcon(file: LoadedFile, keys: UnrealRcon): GameSettings
         : makeFix({
             file: file.path,
             shownFile: source,
-            summary: `set ${keys.enabledKey}=${keys.on}${password ? '' : ` and a new ${keys.passwordKey}`} under [${keys.section}] in ${source}`,
+            summary: fixSummary(
+              [!on && `${keys.enabledKey}=${keys.on}`, !password && `a new ${keys.passwordKey}`],
+              `[${keys.section}] of ${source}`,
+            ),
             setsPassword: !password,
             steps: [
               setIfNot(

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { makeFix } from '../fix.js';
+import { fixSummary, makeFix } from '../fix.js';
 import { findIni, parseIni, setIni, type IniFile } from '../formats/ini.js';
 import type { LoadedFile } from '../look.js';
 import { option, type Probe, type ProbeContext } from '../probe.js';
@@ -48,7 +48,7 @@ function read(file: LoadedFile): GameSettings | undefined {
       : makeFix({
           file: file.path,
           shownFile: source,
-          summary: `set a new RCONPassword in ${source}`,
+          summary: fixSummary(['a new RCONPassword'], source),
           setsPassword: true,
           steps: [
             (text, newPassword) => {
