@@ -6,7 +6,8 @@ import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, SIM_SERVER_ID, startBed, WAIT } from './harness.js';
 
 /**
- * The crash test: the real CLI is killed with SIGKILL at random points and
+ * The crash test: the real CLI is killed with SIGKILL at random points (some in the middle of a
+ * SIGHUP reload that restarts the delivery loop, some after a freeze) and
  * started again on the same state directory, against a queue of commands with unique texts.
  * The random delays are only the schedule; what must hold holds at every point:
  *
@@ -74,6 +75,20 @@ describe('SIGKILL at random points, restarted each time', () => {
         assert.equal(porter.exit, undefined, `porter exited on its own before kill ${kill + 1}\n${porter.tail()}`);
         const delay = between(20, 600);
         await new Promise((resolve) => setTimeout(resolve, delay)); // the random kill point, not a condition
+        if (kill % 4 === 1) {
+          // A reload that restarts the server's loop (its player refresh changed), killed at a
+          // random instant of it: the loop in hand drains while the new one starts.
+          bed.writeConfig((config) => {
+            config.api.budget = { perWindow: 100_000, windowMs: 60_000 };
+            config.poll.idleMs = 100;
+            config.shutdown.drainMs = 5000;
+            config.servers[0]!.players = { preset: 'minecraft', refreshMs: 200 + kill };
+          });
+          porter.kill('SIGHUP');
+          const reloadFor = between(0, 400);
+          await new Promise((resolve) => setTimeout(resolve, reloadFor));
+          mode += `,reload ${reloadFor}`;
+        }
         if (kill % 3 === 2) {
           // Frozen and thawed at that instant (a paused VM or container), then killed a while later.
           const frozen = between(100, 1500);
