@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -103,6 +103,12 @@ describe('porter init from flags (no terminal)', () => {
     const again = await porter(flags(dir, ['--server-id', SIM_SERVER_ID, '--yes']));
     assert.equal(again.code, 78, 'files that exist are not replaced');
     assert.match(again.stderr, /already exist.*--force/);
+
+    // --force replaces them, and a secret file someone made readable is private again.
+    chmodSync(join(dir, 'api-token'), 0o644);
+    const forced = await porter(flags(dir, ['--server-id', SIM_SERVER_ID, '--yes', '--force']));
+    assert.equal(forced.code, 0, forced.stdout + forced.stderr);
+    assert.equal(statSync(join(dir, 'api-token')).mode & 0o777, 0o600);
   });
 
   test('without --yes, the detected values are not taken: exit 78 naming the flag to pass', async () => {
