@@ -4,6 +4,7 @@ import { createApiClient } from '../api/client.js';
 import { startDeadline, systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import { Journal } from '../delivery/journal.js';
+import { DeliveryLedger } from '../delivery/ledger.js';
 import { lockStateDir } from '../delivery/state-lock.js';
 import { exitCodeOf, isConfigurationError } from '../errors.js';
 import { configSecrets } from '../config/secrets.js';
@@ -34,6 +35,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   // Every secret of the config, whoever started the daemon, plus any the caller knows besides.
   const ownSecrets = configSecrets(config);
   const scrub = scrubberFor(() => [...ownSecrets, ...(options.secrets?.() ?? [])]);
+  const history = new DeliveryLedger({ stateDir: config.stateDir, maxBytes: config.history.maxBytes, scrub, clock, logger });
   const client = createApiClient(config.api, { logger });
   // prom-client is loaded only when the endpoint is configured.
   const health = config.health
@@ -41,7 +43,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     : undefined;
   const observer = health?.daemonOptions.observer;
   const servers = config.servers.map((server) =>
-    buildServer(server, { config, client, journal, clock, logger, scrub, ...(observer ? { observer } : {}) }),
+    buildServer(server, { config, client, journal, history, clock, logger, scrub, ...(observer ? { observer } : {}) }),
   );
   const stop = new AbortController();
   const hard = new AbortController();
@@ -64,7 +66,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   try {
     warnAboutOrphans(journal, config, logger);
     // Before any claim: a health port already in use must stop porter while it holds nothing.
-    await health?.daemonOptions.onStarted({ servers, journal });
+    await health?.daemonOptions.onStarted({ servers, journal, history });
     await Promise.all(servers.map((parts) => firstConnect(parts, logger)));
     for (const parts of servers) parts.players.startWatching(stop.signal);
     logger.info({ servers: servers.map((s) => serverLabel(s.server)), stateDir: config.stateDir }, 'porter started');
@@ -85,6 +87,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     stop.abort();
     await Promise.allSettled([...servers.map((parts) => parts.executor.close()), health?.close()]);
     await client.close().catch(() => undefined);
+    await history.close();
     try {
       journal.flush();
     } catch (error) {
