@@ -69,7 +69,14 @@ export class DeliveryLedger {
   /** Queues the delivery's record and returns at once; never throws, never waits for the disk. */
   record(delivery: SettledDelivery): void {
     if (this.#closing) return;
-    const line = encodeHistoryRecord(delivery, this.#o.scrub);
+    let line: string;
+    try {
+      line = encodeHistoryRecord(delivery, this.#o.scrub);
+    } catch (error) {
+      // The history must never be the reason a delivery stops: lose the line, say so.
+      this.#log.error({ err: (error as Error).message, id: delivery.id }, 'could not make a delivery history record; the delivery goes on');
+      return;
+    }
     this.#queue.push(line);
     this.#queuedBytes += Buffer.byteLength(line);
     this.#dropOverflow();

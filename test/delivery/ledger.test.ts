@@ -128,6 +128,15 @@ describe('delivery history records', () => {
     assert.equal(Array.from(record.command ?? '').length, 1000);
     assert.ok(record.command?.endsWith('…'));
   });
+  test('a record that cannot be made is lost with an error line, never thrown at the delivery loop', async () => {
+    const dir = stateDir(dirs);
+    const { history, lines } = ledger(dir);
+    assert.doesNotThrow(() => history.record(delivery(1, { at: Number.NaN })));
+    history.record(delivery(2));
+    await history.close();
+    assert.deepEqual(await numbers(dir), [2]);
+    assert.equal(lines.find((l) => l.level === 50)?.msg, 'could not make a delivery history record; the delivery goes on');
+  });
 });
 
 describe('delivery history files', () => {
