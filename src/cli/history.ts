@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { DEFAULT_HISTORY_LIMIT, parseHistoryQuery, selectHistory } from '../delivery/ledger-query.js';
-import { scrubSecrets } from '../scrub.js';
-import { action, knownSecretValues, loadConfigFor } from './common.js';
+import { action } from './common.js';
 
 /** EX_USAGE: a flag or a value the command cannot use (docs/design.md#cli-and-exit-codes). */
 const USAGE_EXIT = 64;
@@ -20,7 +19,7 @@ export function registerHistory(program: Command): void {
   program
     .command('history')
     .description("what became of the last deliveries: time, server, command id, outcome, ms, command, the game's answer or why it failed")
-    .option('-c, --config <file>', 'config file (default: $PORTER_CONFIG); the history is read from its stateDir')
+    .option('-c, --config <file>', 'config file (default: $PORTER_CONFIG); the history is read from its stateDir, no secret is needed')
     .option('-p, --player <name>', 'only commands that name this player (a whole word, in any case)')
     .option('--id <id>', 'only this command id')
     .option('--failed', 'only deliveries that failed')
@@ -47,20 +46,26 @@ export function registerHistory(program: Command): void {
       action(async (options: HistoryOptions) => {
         // Flag values first: a mistyped --since is reported before the config is even read.
         const query = parseHistoryQuery(options, Date.now(), (key) => `--${key}`);
-        const config = await loadConfigFor(options.config);
-        const [{ readHistory }, { historyTable }] = await Promise.all([import('../delivery/ledger-file.js'), import('./history-table.js')]);
-        const records = await readHistory(config.stateDir);
+        const [{ configPathFrom }, { stateDirOf }, { readHistory }, { historyTable }] = await Promise.all([
+          import('../config/load.js'),
+          import('../config/state-dir-of.js'),
+          import('../delivery/ledger-file.js'),
+          import('./history-table.js'),
+        ]);
+        // No secret is needed, nor resolved: the daemon scrubbed every record of them before writing it.
+        const stateDir = await stateDirOf(configPathFrom(options.config, process.env));
+        const records = await readHistory(stateDir);
         const selected = selectHistory(records, query);
         if (selected.length === 0) {
           process.stderr.write(
             records.length === 0
-              ? `porter: no deliveries recorded yet in ${config.stateDir} (history.jsonl)\n`
+              ? `porter: no deliveries recorded yet in ${stateDir} (history.jsonl)\n`
               : `porter: none of the ${records.length} deliveries recorded match\n`,
           );
           return;
         }
         const text = options.json ? selected.map((record) => `${JSON.stringify(record)}\n`).join('') : historyTable(selected);
-        process.stdout.write(scrubSecrets(text, knownSecretValues()));
+        process.stdout.write(text);
       }),
     );
 }

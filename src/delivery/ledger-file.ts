@@ -1,6 +1,7 @@
 import { open, rename, stat, appendFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { PorterError } from '../errors.js';
 import { parseHistoryLine, type HistoryRecord } from './ledger-record.js';
 
 /**
@@ -65,6 +66,11 @@ export const nodeHistoryReadFs: HistoryReadFs = {
   },
 };
 
+/** The history's files exist but cannot be read (permissions, an I/O error). */
+export class HistoryReadError extends PorterError {
+  override readonly code = 'E_HISTORY_READ';
+}
+
 /** A rotation lands between the two opens only when the writer fills megabytes within microseconds. */
 const MAX_OPEN_ATTEMPTS = 5;
 /** Lines parsed between two turns of the event loop: /history is read inside the delivering daemon. */
@@ -75,9 +81,21 @@ const LINES_PER_TURN = 2000;
  * Lines that are not records (cut short by a crash, zeros after a power cut) are skipped. A
  * command recorded twice (a crash between the history's write and the journal's, then the
  * command settled again at start) appears once, as first recorded. Never throws for what a
- * crash leaves; an unreadable state directory is an error.
+ * crash leaves; files it may not read are a HistoryReadError saying what to do.
  */
 export async function readHistory(stateDir: string, files: HistoryReadFs = nodeHistoryReadFs): Promise<HistoryRecord[]> {
+  try {
+    return await readBothFiles(stateDir, files);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new HistoryReadError(
+      `cannot read the delivery history in ${stateDir} (${code}): run this as a user who may read the state directory (porter's own user, or root with sudo)`,
+      { cause: error },
+    );
+  }
+}
+
+async function readBothFiles(stateDir: string, files: HistoryReadFs): Promise<HistoryRecord[]> {
   const currentPath = join(stateDir, HISTORY_FILE);
   const previousPath = join(stateDir, PREVIOUS_HISTORY_FILE);
   for (let attempt = 1; ; attempt++) {

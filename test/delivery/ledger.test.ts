@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { systemClock } from '../../src/clock.js';
 import { DeliveryLedger } from '../../src/delivery/ledger.js';
-import { nodeHistoryReadFs, nodeLedgerFs, readHistory, type HistoryReadFs, type LedgerFs } from '../../src/delivery/ledger-file.js';
+import {
+  HistoryReadError,
+  nodeHistoryReadFs,
+  nodeLedgerFs,
+  readHistory,
+  type HistoryReadFs,
+  type LedgerFs,
+} from '../../src/delivery/ledger-file.js';
 import { encodeHistoryRecord } from '../../src/delivery/ledger-record.js';
 import { FakeClock, flush } from '../helpers/fake-clock.js';
 import { FaultyLedgerFs } from '../helpers/faulty-ledger-fs.js';
@@ -262,6 +269,20 @@ describe('delivery history files', () => {
 });
 
 describe('delivery history on a failing disk', () => {
+  test('files the reader may not read: an error naming the directory and what to do', async () => {
+    const refused: HistoryReadFs = {
+      ...nodeHistoryReadFs,
+      open: () => Promise.reject(Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' })),
+    };
+    await assert.rejects(
+      readHistory('/var/lib/porter', refused),
+      (error: unknown) =>
+        error instanceof HistoryReadError &&
+        error.message ===
+          "cannot read the delivery history in /var/lib/porter (EACCES): run this as a user who may read the state directory (porter's own user, or root with sudo)",
+    );
+  });
+
   test('a disk that refuses writes: one error line, records held, all written in order once the disk takes them', async () => {
     const dir = stateDir(dirs);
     const clock = new FakeClock();
