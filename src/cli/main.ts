@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { registerCheck } from './check.js';
 import { registerDemo } from './demo.js';
+import { registerInit } from './init.js';
 import { registerHistory } from './history.js';
 import { registerPlayers } from './players.js';
 import { registerRcon } from './rcon.js';
@@ -44,6 +45,7 @@ registerCheck(program);
 registerRcon(program);
 registerPlayers(program);
 registerDemo(program);
+registerInit(program);
 registerHistory(program);
 
 await program.parseAsync();

@@ -16,6 +16,8 @@ export function defaultPreset(executorType: ExecutorConfig['type']): PresetName 
       // Players of a script server come from `players.exec` when given; the preset then only
       // supplies failure patterns and a deny list, and a script has no game to take them from.
       return 'none';
+    case 'telnet':
+      return '7dtd';
   }
 }
 
@@ -64,5 +66,9 @@ function resolveExecutor(executor: ExecutorConfig, preset: PresetName, baseDir: 
     }
     case 'script':
       return { ...executor, exec: resolveExecutable(executor.exec, baseDir) };
+    case 'telnet': {
+      const { password: _inline, passwordFile: _file, ...rest } = executor;
+      return { ...rest, password: password ?? '' };
+    }
   }
 }

@@ -81,13 +81,27 @@ export const webrconExecutorSchema = z.strictObject({
   connectTimeoutMs: positiveMs(5000),
 });
 
+export const telnetExecutorSchema = z.strictObject({
+  type: z.literal('telnet'),
+  host: z.string().min(1).default('127.0.0.1'),
+  port: port.default(8081),
+  ...secretSources,
+  timeoutMs: positiveMs(5000).describe("Deadline for one command's answer."),
+  connectTimeoutMs: positiveMs(5000).describe('Deadline for the TCP connect, and again for the login.'),
+});
+
 export const scriptExecutorSchema = z.strictObject({
   type: z.literal('script'),
   exec: z.array(z.string().min(1)).min(1).describe('Executable and fixed arguments; the command is appended as the last argument.'),
   timeoutMs: positiveMs(30000),
 });
 
-export const executorSchema = z.discriminatedUnion('type', [rconExecutorSchema, webrconExecutorSchema, scriptExecutorSchema]);
+export const executorSchema = z.discriminatedUnion('type', [
+  rconExecutorSchema,
+  webrconExecutorSchema,
+  scriptExecutorSchema,
+  telnetExecutorSchema,
+]);
 
 export const presetNames = GAME_NAMES;
 
@@ -96,7 +110,7 @@ export const playersSchema = z
     preset: z
       .enum(presetNames)
       .optional()
-      .describe('Game preset; default minecraft for rcon, rust for webrcon, none for script without exec.'),
+      .describe('Game preset; default minecraft for rcon, rust for webrcon, 7dtd for telnet, none for script without exec.'),
     command: z.string().min(1).optional().describe('custom preset: console command that lists players.'),
     pattern: z.string().min(1).optional().describe('custom preset: regular expression with a named group "id", applied to every line.'),
     exec: z.array(z.string().min(1)).min(1).optional().describe('Script that prints one identifier per line (overrides preset).'),
@@ -290,13 +304,17 @@ export type PlayersConfig = z.output<typeof playersSchema>;
 
 /**
  * After loading: paths absolute, secrets resolved from file/env/credentials into plain fields.
- * `api.token` and every rcon/webrcon `password` are guaranteed present.
+ * `api.token` and every rcon/webrcon/telnet `password` are guaranteed present.
  */
 export type Config = Omit<ParsedConfig, 'api' | 'servers'> & {
   readonly configPath: string;
   /** Things that work but are probably not what the user meant (e.g. a token without `gci_`); the CLI logs them at warn. */
   readonly warnings?: readonly string[];
-  readonly api: Omit<ParsedConfig['api'], 'token' | 'tokenFile'> & { readonly token: string };
+  readonly api: Omit<ParsedConfig['api'], 'token' | 'tokenFile'> & {
+    readonly token: string;
+    /** The file or systemd credential the token was read from: read again when the API answers 401 (a rotated token). */
+    readonly tokenPath?: string;
+  };
   readonly servers: ResolvedServer[];
 };
 
@@ -306,7 +324,8 @@ export type ResolvedExecutor =
       flavour: 'minecraft' | 'source' | 'id0';
     })
   | (Omit<z.output<typeof webrconExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
-  | z.output<typeof scriptExecutorSchema>;
+  | z.output<typeof scriptExecutorSchema>
+  | (Omit<z.output<typeof telnetExecutorSchema>, 'password' | 'passwordFile'> & { password: string });
 
 export type ResolvedServer = Omit<ServerConfig, 'executor' | 'players'> & {
   readonly executor: ResolvedExecutor;

@@ -8,6 +8,7 @@ import { createMinecraftGame } from './minecraft.js';
 import { noneGame } from './none.js';
 import { palworldGame } from './palworld.js';
 import { rustGame } from './rust.js';
+import { sevenDaysGame } from './sevendays.js';
 import { sourceGame } from './source.js';
 import { squadGame } from './squad.js';
 import { zomboidGame } from './zomboid.js';
@@ -23,6 +24,7 @@ export const GAME_NAMES = [
   'factorio',
   'rust',
   'zomboid',
+  '7dtd',
   'custom',
   'none',
 ] as const;
@@ -62,6 +64,8 @@ export function gameFor(players: GameChoice): Game {
       return rustGame;
     case 'zomboid':
       return zomboidGame;
+    case '7dtd':
+      return sevenDaysGame;
     case 'none':
       return noneGame;
     case 'custom':

@@ -4,6 +4,7 @@ import type { ResolvedExecutor } from '../config/schema.js';
 import type { Executor } from './executor.js';
 import { RconExecutor } from './rcon/executor.js';
 import { ScriptExecutor } from './script/executor.js';
+import { TelnetExecutor } from './telnet/executor.js';
 import { WebRconExecutor } from './webrcon/executor.js';
 
 export function createExecutor(config: ResolvedExecutor, deps: { logger: Logger; clock: Clock }): Executor {
@@ -14,5 +15,7 @@ export function createExecutor(config: ResolvedExecutor, deps: { logger: Logger;
       return new WebRconExecutor(config, deps);
     case 'script':
       return new ScriptExecutor(config, deps);
+    case 'telnet':
+      return new TelnetExecutor(config, deps);
   }
 }

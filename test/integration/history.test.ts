@@ -7,8 +7,9 @@ import { isSettled, RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, typ
 
 /**
  * "Did Steve get his VIP?" through the real CLI: porter delivers, is stopped with SIGTERM and
- * started again, and `porter history` (run while the second porter delivers) answers from the
- * history the first one wrote; /history on the loopback health port answers the same records.
+ * started again, reloads (SIGHUP) a config that restarts its loop, and `porter history` (run while
+ * the second porter delivers) answers from the history both wrote; /history on the loopback
+ * health port answers the same records.
  * The game server echoes the RCON password and the API token in an answer: neither may appear in
  * what `porter history` prints, /history serves or the history files hold.
  */
@@ -36,7 +37,7 @@ function jsonLines(text: string): HistoryLine[] {
 }
 
 describe('porter history through the real CLI', () => {
-  test('after deliveries, SIGTERM and a restart: --player Steve and --failed --json answer, /history agrees, no secret shows', async () => {
+  test('after deliveries, SIGTERM, a restart and a reload: --player Steve and --failed --json answer, /history agrees, no secret shows', async () => {
     // Ids above 2^53: the history keeps the digits the store sent.
     const bed = await startBed({ api: { idStart: 9007199254740993n } });
     try {
@@ -67,6 +68,18 @@ describe('porter history through the real CLI', () => {
         ...WAIT,
         what: 'a delivery after the restart',
       });
+      // A reload that renames the server restarts its loop: the new loop records in the same history.
+      bed.writeConfig((config) => {
+        Object.assign(config, { health: { listen: '127.0.0.1:0' } });
+        config.servers[0]!.name = 'itest-renamed';
+      });
+      second.kill('SIGHUP');
+      await second.waitForLog(/^configuration reloaded: restarted itest-renamed/);
+      const reloaded = bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve iron_ingot 2' });
+      await waitFor(() => bed.api.commands().find((c) => c.id === reloaded)?.status === 'EXECUTED' || second.exit, {
+        ...WAIT,
+        what: 'a delivery after the reload',
+      });
 
       const steve = await history(bed, '--player', 'Steve');
       assert.equal(steve.code, 0, steve.stderr);
@@ -76,9 +89,10 @@ describe('porter history through the real CLI', () => {
       const cells = rows.slice(1).map((row) => row.split(/\s{2,}/));
       assert.deepEqual(
         cells.map((row) => row[2]),
-        [ids.vip, ids.refused, ids.gift, ids.leak, later],
+        [ids.vip, ids.refused, ids.gift, ids.leak, later, reloaded],
         "Steve's deliveries, oldest first (not Alex, not Steven)",
       );
+      assert.equal(cells.at(-1)![1], 'itest-renamed');
       assert.deepEqual(cells[0]!.slice(1, 4), ['itest', ids.vip, 'executed']);
       assert.deepEqual(cells[0]!.slice(5), [commands.vip, '[LP] Steve now inherits permissions from vip in context global.']);
       assert.equal(cells[1]![3], 'failed (refused)');
