@@ -1,7 +1,7 @@
 /**
  * Named error classes with stable codes, in the style of undici/lib/core/errors.js.
  * The CLI maps `exitCode` to the process exit status (docs/design.md#cli-and-exit-codes): 78 for configuration and
- * credential errors, 1 for everything else.
+ * credential errors, 64 for a flag value a command cannot use, 1 for everything else.
  */
 export class PorterError extends Error {
   readonly code: string = 'E_PORTER';
@@ -22,6 +22,12 @@ export class ConfigError extends PorterError {
 export class CredentialsError extends PorterError {
   override readonly code: string = 'E_CREDENTIALS';
   override readonly exitCode = 78;
+}
+
+/** A command-line flag (or query parameter) has a value porter cannot use: EX_USAGE, exit 64. */
+export class UsageError extends PorterError {
+  override readonly code: string = 'E_USAGE';
+  override readonly exitCode = 64;
 }
 
 /** A configuration or credential error: the daemon stops with 78 instead of retrying. */

@@ -3,6 +3,8 @@
 // small and short-lived, and by default V8 grows the young generation to 16 MiB per semi-space
 // over a long run: ~25 MB more RSS at steady state for no measurable CPU gain (docs/benchmarks.md).
 // The Dockerfile's ENTRYPOINT passes the same flag; the bench reads it from this line.
+// First: it holds a SIGHUP that arrives while the rest loads.
+import './early-hangup.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +12,7 @@ import { Command } from 'commander';
 import { registerCheck } from './check.js';
 import { registerDemo } from './demo.js';
 import { registerInit } from './init.js';
+import { registerHistory } from './history.js';
 import { registerPlayers } from './players.js';
 import { registerRcon } from './rcon.js';
 import { registerRun } from './run.js';
@@ -45,5 +48,6 @@ registerRcon(program);
 registerPlayers(program);
 registerDemo(program);
 registerInit(program);
+registerHistory(program);
 
 await program.parseAsync();

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { action, daemonLogger, knownSecretValues, loadConfigFor } from './common.js';
+import { takeEarlyHangup } from './early-hangup.js';
 
 export function registerRun(program: Command): void {
   program
@@ -12,9 +13,6 @@ export function registerRun(program: Command): void {
     )
     .action(
       action(async (options: { config?: string }) => {
-        // Node's default for SIGHUP ends the process; until the daemon installs its reload handler, one is ignored.
-        const ignoreHangup = () => {};
-        process.on('SIGHUP', ignoreHangup);
         const config = await loadConfigFor(options.config);
         const logger = await daemonLogger(config);
         const [{ runDaemon }, { flushLogger }] = await Promise.all([import('../daemon/daemon.js'), import('../log.js')]);
@@ -24,8 +22,8 @@ export function registerRun(program: Command): void {
           handleSignals: true,
           secrets: knownSecretValues,
           reload: () => loadConfigFor(options.config),
+          reloadAtStart: takeEarlyHangup,
         });
-        process.off('SIGHUP', ignoreHangup);
         await flushLogger(logger);
         return code;
       }),

@@ -245,6 +245,10 @@ export const apiSchema = z.strictObject({
     }),
 });
 
+/** The delivery history's file bound: 4 MiB is ~15,000 typical deliveries per file; a file must hold a few of the largest records (~10 KB). */
+const HISTORY_DEFAULT_BYTES = 4 * 1024 * 1024;
+const HISTORY_MIN_BYTES = 64 * 1024;
+
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   api: apiSchema,
@@ -278,6 +282,16 @@ export const configSchema = z.strictObject({
         .describe('Address of the /healthz and /metrics endpoint; keep it on loopback unless a scraper elsewhere needs it.'),
     })
     .optional(),
+  history: z
+    .strictObject({
+      maxBytes: z
+        .number()
+        .int()
+        .min(HISTORY_MIN_BYTES)
+        .default(HISTORY_DEFAULT_BYTES)
+        .describe('Bound of history.jsonl in stateDir; it then moves to history.1.jsonl, so both together hold at most twice this.'),
+    })
+    .default({ maxBytes: HISTORY_DEFAULT_BYTES }),
 });
 
 /** Two entries with one id would run two delivery loops that claim from the same queue and budget. */

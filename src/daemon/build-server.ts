@@ -9,6 +9,7 @@ import type { DeliveryObserver } from '../delivery/loop.js';
 import { DeliveryLoop } from '../delivery/loop.js';
 import { idleDelay } from '../delivery/idle-pacing.js';
 import type { Journal } from '../delivery/journal.js';
+import type { DeliveryLedger } from '../delivery/ledger.js';
 import type { Executor } from '../protocols/executor.js';
 import { PlayerCache } from '../players/cache.js';
 import { playerReader } from '../players/reader.js';
@@ -38,6 +39,8 @@ export interface SharedParts {
   /** Removes every secret porter holds from a text (failure reasons are journaled and sent). */
   readonly scrub: (text: string) => string;
   readonly observer?: DeliveryObserver;
+  /** The delivery history every loop records its settled commands in. */
+  readonly history?: DeliveryLedger;
 }
 
 export function buildServer(server: ResolvedServer, shared: SharedParts): ServerParts {
@@ -71,6 +74,7 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
     clock,
     logger,
     ...(shared.observer ? { observer: shared.observer } : {}),
+    ...(shared.history ? { history: { record: (delivery) => shared.history?.record({ ...delivery, serverName: server.name }) } } : {}),
   });
   return { server, executor, players, budget, api, loop };
 }

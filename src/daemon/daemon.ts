@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
 import { Journal } from '../delivery/journal.js';
+import { DeliveryLedger } from '../delivery/ledger.js';
 import { lockStateDir } from '../delivery/state-lock.js';
 import { exitCodeOf, isConfigurationError } from '../errors.js';
 import { configSecrets } from '../config/secrets.js';
@@ -26,6 +27,11 @@ export interface DaemonOptions {
    * invalid; porter then keeps running as it was. Without it a SIGHUP is logged and ignored.
    */
   readonly reload?: () => Promise<Config>;
+  /**
+   * Called once the daemon's SIGHUP handler is in place: true when a SIGHUP came earlier (while
+   * porter loaded), so the daemon reloads once it runs.
+   */
+  readonly reloadAtStart?: () => boolean;
 }
 
 /**
@@ -42,12 +48,13 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   // Every secret of every configuration this daemon has run, whoever started it, plus any the caller knows besides.
   const ownSecrets = new Set(configSecrets(config));
   const scrub = scrubberFor(() => [...ownSecrets, ...(options.secrets?.() ?? [])]);
+  const history = new DeliveryLedger({ stateDir: config.stateDir, maxBytes: config.history.maxBytes, scrub, clock, logger });
   // prom-client is loaded only when the endpoint is configured.
   const health = config.health
     ? (await import('../health/wire.js')).healthWiring(config, { logger, clock, ...(options.secrets ? { secrets: options.secrets } : {}) })
     : undefined;
   const observer = health?.daemonOptions.observer;
-  const fleet = new Fleet(config, { journal, clock, logger, scrub, ...(observer ? { observer } : {}), onFatal });
+  const fleet = new Fleet(config, { journal, history, clock, logger, scrub, ...(observer ? { observer } : {}), onFatal });
 
   const stop = new AbortController();
   let exitCode = 0;
@@ -57,6 +64,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   let reloadAgain = false;
   const removeStopHandlers = options.handleSignals ? onStopSignals(requestStop) : () => {};
   const removeReloadHandler = options.handleSignals ? onReloadSignal(requestReload) : () => {};
+  if (options.reloadAtStart?.()) requestReload();
   options.stopSignal?.addEventListener('abort', requestStop, { once: true });
 
   function requestStop(): void {
@@ -139,6 +147,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
         return fleet.parts;
       },
       journal,
+      history,
     });
     // A wrong password at start stops porter before anything is claimed (exit 78).
     await Promise.all(initial.map((runner) => runner.connect()));
@@ -156,6 +165,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     removeReloadHandler();
     stop.abort();
     await Promise.allSettled([fleet.stop(0), health?.close()]);
+    await history.close();
     try {
       journal.flush();
     } catch (error) {

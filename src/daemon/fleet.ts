@@ -6,6 +6,7 @@ import type { Config, ResolvedServer } from '../config/schema.js';
 import { serverLabel } from '../config/server-label.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
 import type { Journal } from '../delivery/journal.js';
+import type { DeliveryLedger } from '../delivery/ledger.js';
 import { buildServer, type ServerParts } from './build-server.js';
 import type { ReloadPlan } from './reload-plan.js';
 import { ServerRunner } from './server-runner.js';
@@ -16,6 +17,8 @@ export interface FleetDeps {
   readonly logger: Logger;
   readonly scrub: (text: string) => string;
   readonly observer?: DeliveryObserver;
+  /** The delivery history every loop records its settled commands in; it outlives the loops. */
+  readonly history?: DeliveryLedger;
   /** A server's loop ended on a fatal error; `fromReload` when a reload started it. */
   readonly onFatal: (error: unknown, server: ResolvedServer, fromReload: boolean) => void;
 }
@@ -57,7 +60,7 @@ export class Fleet {
   }
 
   #build(server: ResolvedServer, client: ApiClient): ServerRunner {
-    const { journal, clock, logger, scrub, observer } = this.#deps;
+    const { journal, history, clock, logger, scrub, observer } = this.#deps;
     const key = keyOf(server);
     let budget = this.#budgets.get(key);
     if (!budget) this.#budgets.set(key, (budget = new Budget(this.#config.api.budget, clock)));
@@ -70,6 +73,7 @@ export class Fleet {
       logger,
       scrub,
       ...(observer ? { observer } : {}),
+      ...(history ? { history } : {}),
     });
     const runner = new ServerRunner(parts, { logger, clock });
     this.#clientOf.set(runner, client);

@@ -41,6 +41,7 @@ export function planReload(running: Config, next: Config): ReloadPlan {
   }
   if (!isDeepStrictEqual(running.health, next.health)) deferred.push('health (the endpoint keeps its address)');
   if (!isDeepStrictEqual(running.log, next.log)) deferred.push('log (the logger is made once)');
+  if (!isDeepStrictEqual(running.history, next.history)) deferred.push('history (the delivery history keeps its bound)');
 
   const newApiClient = !isDeepStrictEqual(clientSettings(running.api), clientSettings(next.api));
   const everyLoop = newApiClient || running.poll.idleMs !== next.poll.idleMs;
@@ -76,5 +77,6 @@ export function effectiveConfig(running: Config, next: Config): Config {
     api: { ...next.api, budget: running.api.budget },
     health: running.health,
     log: running.log,
+    history: running.history,
   };
 }

@@ -13,6 +13,7 @@ import {
 import { assertSingleLine, type Executor } from '../protocols/executor.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
 import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal.js';
+import type { FailureKind, SettledDelivery } from './ledger-record.js';
 import { WakeSignal } from './wake.js';
 
 /**
@@ -52,6 +53,11 @@ export interface DeliveryLoopOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly observer?: DeliveryObserver;
+  /**
+   * The delivery history: told of every command whose outcome is decided, once, as soon as it is
+   * (before the report, which may wait for the API). It must return at once: it queues, the disk waits.
+   */
+  readonly history?: { record(delivery: SettledDelivery): void };
 }
 
 export interface StopSignals {
@@ -153,7 +159,19 @@ export class DeliveryLoop {
   async settleJournal(hard: AbortSignal): Promise<void> {
     for (const entry of this.#o.journal.pending(this.#o.serverId)) {
       const outcome = this.#scrubbed(entry.outcome ?? unknownAfterRestart(entry));
-      if (!entry.outcome) this.#recordOutcome(entry.id, outcome);
+      if (!entry.outcome) {
+        this.#recordOutcome(entry.id, outcome);
+        // An outcome the previous run decided is in the history already; this one was never decided.
+        this.#o.history?.record({
+          serverId: this.#o.serverId,
+          id: entry.id,
+          command: entry.command,
+          outcome,
+          failure: 'unknown',
+          ms: undefined,
+          at: this.#o.clock.now(),
+        });
+      }
       this.#log.warn({ id: entry.id, outcome: outcome.result }, 'reporting a command left over from the previous run');
       await this.#report(entry.id, outcome, hard);
     }
@@ -215,23 +233,33 @@ export class DeliveryLoop {
       this.#log.error({ id, err: error.message }, 'could not journal the claim: the command is not run, and is reported failed');
     }
     let fatal: PorterError | undefined;
-    let outcome: Outcome | typeof ABANDONED;
+    let decision: Decision | typeof ABANDONED;
     try {
-      outcome = journaled ? await this.#run(id, command, signals.hard) : failed(NOT_JOURNALED);
+      decision = journaled ? await this.#run(id, command, signals.hard) : failedAs('not-run', NOT_JOURNALED);
     } catch (error) {
       if (!isConfigurationError(error)) throw error;
       fatal = error as PorterError;
-      outcome = { result: 'failed', reason: `not sent: ${fatal.message}` };
+      decision = failedAs('not-sent', `not sent: ${fatal.message}`);
     }
-    if (outcome === ABANDONED) {
+    if (decision === ABANDONED) {
       // The drain bound ran out mid-command: leave the claim unknown; the next start settles it.
       this.#inHand = undefined;
       return;
     }
-    outcome = this.#scrubbed(outcome);
+    const outcome = this.#scrubbed(decision.outcome);
     // A journal that cannot take the outcome does not hold the report back: the API's acceptance is the durable record.
     if (journaled) this.#recordOutcome(id, outcome);
     const ms = clock.now() - started;
+    this.#o.history?.record({
+      serverId,
+      id,
+      command: typeof command === 'string' ? command : undefined,
+      outcome,
+      failure: decision.failure,
+      answer: decision.answer,
+      ms,
+      at: clock.now(),
+    });
     await this.#report(id, outcome, signals.hard);
     this.#inHand = undefined;
     this.#lastDeliveryAt = clock.now();
@@ -252,18 +280,21 @@ export class DeliveryLoop {
   }
 
   /** Decides the outcome of one claimed command. Never runs a command twice. */
-  async #run(id: string, command: unknown, hard: AbortSignal): Promise<Outcome | typeof ABANDONED> {
+  async #run(id: string, command: unknown, hard: AbortSignal): Promise<Decision | typeof ABANDONED> {
     if (typeof command !== 'string') {
-      return failed(`the API's claim has no command text (got ${command === null ? 'null' : typeof command}); nothing was run`);
+      return failedAs(
+        'not-run',
+        `the API's claim has no command text (got ${command === null ? 'null' : typeof command}); nothing was run`,
+      );
     }
-    if (command.trim() === '') return failed("the API's claim has an empty command; nothing was sent to the game server");
+    if (command.trim() === '') return failedAs('not-run', "the API's claim has an empty command; nothing was sent to the game server");
     try {
       assertSingleLine(command);
     } catch (error) {
-      return failed((error as Error).message);
+      return failedAs('refused', (error as Error).message);
     }
     const verdict = this.#o.policy.check(command);
-    if (!verdict.ok) return failed(`refused, not sent: ${verdict.reason}`);
+    if (!verdict.ok) return failedAs('refused', `refused, not sent: ${verdict.reason}`);
 
     const { executor, clock } = this.#o;
     const giveUpAt = clock.now() + this.#o.notSentRetryMs;
@@ -271,10 +302,11 @@ export class DeliveryLoop {
       try {
         const answer = await executor.execute(command, { id, serverId: this.#o.serverId }, hard);
         const failure = this.#o.failureIn(answer);
-        return failure === null ? { result: 'done' } : failed(`the game answered: ${failure}`);
+        return failure === null ? { outcome: { result: 'done' }, answer } : failedAs('game-answer', `the game answered: ${failure}`);
       } catch (error) {
         if (error instanceof NotSentError) {
-          const notSent = () => failed(`not sent: could not be sent for ${this.#o.notSentRetryMs} ms (notSentRetryMs): ${error.message}`);
+          const notSent = () =>
+            failedAs('not-sent', `not sent: could not be sent for ${this.#o.notSentRetryMs} ms (notSentRetryMs): ${error.message}`);
           const left = giveUpAt - clock.now();
           if (left <= 0 || hard.aborted) return notSent();
           this.#log.warn({ id, attempt, err: error.message }, 'command not sent yet: waiting for the game server');
@@ -283,15 +315,16 @@ export class DeliveryLoop {
           continue;
         }
         if (error instanceof OutcomeUnknownError) {
-          return failed(
+          return failedAs(
+            'unknown',
             `outcome unknown: ${error.message}; not resent, so it cannot run twice — retry it from the dashboard if it did not arrive`,
           );
         }
-        if (error instanceof CommandRefusedError) return failed(`refused, not sent: ${error.message}`);
-        if (error instanceof CommandFailedError) return failed(error.message);
+        if (error instanceof CommandRefusedError) return failedAs('refused', `refused, not sent: ${error.message}`);
+        if (error instanceof CommandFailedError) return failedAs('command-failed', error.message);
         if (isAbort(error) && hard.aborted) return ABANDONED;
         if (isConfigurationError(error)) throw error;
-        return failed(`outcome unknown: ${(error as Error).message ?? String(error)}`);
+        return failedAs('unknown', `outcome unknown: ${(error as Error).message ?? String(error)}`);
       }
     }
   }
@@ -406,6 +439,18 @@ const ABANDONED = Symbol('abandoned at the drain bound');
 
 function failed(reason: string): Outcome {
   return { result: 'failed', reason };
+}
+
+/** What #run decided: the outcome reported, and what the history shows of it. */
+interface Decision {
+  readonly outcome: Outcome;
+  readonly failure?: FailureKind;
+  /** The game's answer of a command that ran. */
+  readonly answer?: string;
+}
+
+function failedAs(failure: FailureKind, reason: string): Decision {
+  return { outcome: failed(reason), failure };
 }
 
 function unknownAfterRestart(entry: JournalEntry): Outcome {

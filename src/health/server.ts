@@ -2,8 +2,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import { isLoopbackHost } from '../config/loopback.js';
 import { PorterError } from '../errors.js';
 import { scrubberFor } from '../scrub.js';
+import { historyAnswer } from './history-route.js';
 import { parseListen } from './listen.js';
 import { createMetrics, type PorterMetrics } from './metrics.js';
 import type { HealthSource } from './source.js';
@@ -12,8 +14,9 @@ import { defaultApiStaleMs, evaluateHealth } from './status.js';
 /**
  * The optional HTTP endpoint of `health.listen` (docs/operations.md):
  *   GET /healthz  200 {status:"ok", servers:{...}} or 503 with the reasons per server;
- *   GET /metrics  Prometheus text from porter's own registry.
- * node:http and nothing else: two read-only routes need no framework.
+ *   GET /metrics  Prometheus text from porter's own registry;
+ *   GET /history  the delivery history as JSON, on a loopback address only.
+ * node:http and nothing else: three read-only routes need no framework.
  */
 
 export interface HealthServerOptions {
@@ -52,11 +55,17 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
   const metrics = options.metrics ?? createMetrics({ clock, servers: daemon.servers.map((p) => p.server) });
   metrics.attach(daemon, policy);
   const redact = scrubberFor(options.secrets ?? (() => []));
+  const onLoopback = isLoopbackHost(host);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = (request.url ?? '/').split('?')[0];
-    if (path !== '/healthz' && path !== '/metrics') {
-      return send(response, 404, 'application/json', JSON.stringify({ error: `no such endpoint ${path}: use /healthz or /metrics` }));
+    const [path = '/', search = ''] = (request.url ?? '/').split('?');
+    if (path !== '/healthz' && path !== '/metrics' && path !== '/history') {
+      return send(
+        response,
+        404,
+        'application/json',
+        JSON.stringify({ error: `no such endpoint ${path}: use /healthz, /metrics or /history` }),
+      );
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.setHeader('Allow', 'GET, HEAD');
@@ -65,6 +74,10 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
     if (path === '/healthz') {
       const report = evaluateHealth(daemon, clock.now(), policy, redact);
       return send(response, report.status === 'ok' ? 200 : 503, 'application/json', JSON.stringify(report), request.method === 'HEAD');
+    }
+    if (path === '/history') {
+      const answer = await historyAnswer(daemon, new URLSearchParams(search), { onLoopback, now: clock.now() });
+      return send(response, answer.status, 'application/json', redact(answer.body), request.method === 'HEAD');
     }
     const text = await metrics.registry.metrics();
     return send(response, 200, metrics.registry.contentType, text, request.method === 'HEAD');
@@ -98,7 +111,10 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
     });
   });
   const address = server.address() as AddressInfo;
-  logger.info({ address: address.address, port: address.port }, 'health and metrics endpoint listening (/healthz, /metrics)');
+  logger.info(
+    { address: address.address, port: address.port },
+    `health and metrics endpoint listening (/healthz, /metrics${onLoopback ? ', /history' : ''})`,
+  );
 
   return {
     port: address.port,

@@ -1,4 +1,5 @@
 import type { ServerApiStats } from '../api/server-api.js';
+import type { HistoryRecord } from '../delivery/ledger-record.js';
 import type { LoopHealth } from '../delivery/loop.js';
 import type { ExecutorStats } from '../protocols/executor.js';
 
@@ -15,6 +16,8 @@ export interface HealthSource {
     /** Failed journal writes since start. */
     readonly writeFailures: number;
   };
+  /** The delivery history, for /history; oldest first. */
+  readonly history?: { read(): Promise<readonly HistoryRecord[]> };
 }
 
 export interface HealthServerPart {

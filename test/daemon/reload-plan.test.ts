@@ -107,6 +107,14 @@ describe('planReload', () => {
     assert.equal(planReload(effective, effective).deferred.length, 0);
   });
 
+  test("the delivery history's bound waits for a restart too", async () => {
+    const running = await same();
+    const next = await config((raw) => Object.assign(raw, { history: { maxBytes: 1024 * 1024 } }));
+    const plan = planReload(running, next);
+    assert.deepEqual(plan.deferred, ['history (the delivery history keeps its bound)']);
+    assert.deepEqual(effectiveConfig(running, next).history, running.history);
+  });
+
   test('a new stateDir is refused whole: the journal and lock are in the old one', async () => {
     const plan = planReload(
       await same(),

@@ -214,7 +214,7 @@ describe('health server over a fake daemon', () => {
     assert.equal(post.headers.get('allow'), 'GET, HEAD');
     const missing = await get(health, '/');
     assert.equal(missing.status, 404);
-    assert.match((JSON.parse(missing.text) as { error: string }).error, /use \/healthz or \/metrics/);
+    assert.match((JSON.parse(missing.text) as { error: string }).error, /use \/healthz, \/metrics or \/history/);
   });
 });
 

@@ -78,6 +78,9 @@ describe('SIGKILL at random points, restarted each time', () => {
         if (kill % 4 === 1) {
           // A reload that restarts the server's loop (its player refresh changed), killed at a
           // random instant of it: the loop in hand drains while the new one starts.
+          // Once porter runs: before its first line of JavaScript nothing can catch the signal
+          // (test/integration/reload.test.ts covers a SIGHUP while it loads).
+          await waitFor(() => porter.logs(/^porter started$/).length > 0 || porter.exit, { ...WAIT, what: 'porter to start' });
           bed.writeConfig((config) => {
             config.api.budget = { perWindow: 100_000, windowMs: 60_000 };
             config.poll.idleMs = 100;

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { waitFor } from '../helpers/wait-for.js';
@@ -102,6 +104,40 @@ describe('reload on SIGHUP through the real CLI', () => {
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
       assertOnceEach(bed);
       assert.ok(!porter.output.includes(SIM_TOKEN));
+    } finally {
+      await bed.close();
+    }
+  });
+
+  test('a SIGHUP while porter is still loading its config is held and applied once it runs, never the default that ends it', async () => {
+    const bed = await startBed();
+    try {
+      const text = readFileSync(bed.writeConfig(), 'utf8');
+      // A FIFO as the config file: porter blocks reading it, so the signal lands exactly there.
+      rmSync(bed.configPath);
+      execFileSync('mkfifo', ['-m', '600', bed.configPath]);
+      const porter = bed.spawnPorter();
+      const feed = async () => {
+        const fifo = await open(bed.configPath, 'w'); // resolves once porter opened it to read
+        await fifo.writeFile(text);
+        await fifo.close();
+      };
+      const first = open(bed.configPath, 'w');
+      const writer = await first;
+      porter.kill('SIGHUP');
+      await writer.writeFile(text);
+      await writer.close();
+      await porter.waitForLog(/porter started/);
+      await feed(); // the reload reads the file again
+      await porter.waitForLog(/configuration reloaded: no change/);
+      const id = bed.api.enqueue(LOBBY, { command: 'say after an early hangup', offlineExecute: true });
+      await waitFor(() => isSettled(bed.api.commands().find((c) => c.id === id)?.status ?? '') || porter.exit, {
+        ...WAIT,
+        what: 'a delivery',
+      });
+      assert.equal(porter.exit, undefined, porter.tail());
+      porter.kill('SIGTERM');
+      assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
     } finally {
       await bed.close();
     }

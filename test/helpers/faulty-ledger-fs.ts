@@ -1,0 +1,101 @@
+import { appendFileSync } from 'node:fs';
+import { nodeLedgerFs, type LedgerFs } from '../../src/delivery/ledger-file.js';
+
+/**
+ * The real file operations of the delivery history, with the faults a disk and a process can
+ * have, placed at any numbered operation: the disk refusing it (ENOSPC, EIO, EROFS; an append
+ * that fails there first writes part of its bytes, as a disk filling up mid-write does), or
+ * refusing everything while `refuseWith` is set, the process
+ * dying at it (an append that dies leaves a prefix of its bytes; every later operation never
+ * completes, as in a process that is gone), and a disk that stalls until released.
+ */
+export class FaultyLedgerFs {
+  /** Operations started so far (the next one has this number). */
+  ops = 0;
+  dead = false;
+  /** While set, every operation fails with this code (a disk that is full until something frees it). */
+  refuseWith: string | undefined;
+  readonly #failAt: ReadonlyMap<number, string>;
+  readonly #dieAt: number | undefined;
+  readonly #tornFraction: number;
+  #stall: Promise<void> | undefined;
+  #release: () => void = () => {};
+  readonly #inFlight = new Set<Promise<unknown>>();
+
+  constructor(options: { failAt?: ReadonlyMap<number, string>; dieAt?: number; tornFraction?: number } = {}) {
+    this.#failAt = options.failAt ?? new Map();
+    this.#dieAt = options.dieAt;
+    this.#tornFraction = options.tornFraction ?? 0.5;
+  }
+
+  /** From now on every operation waits until `release()`: a disk that hangs. */
+  stall(): void {
+    this.#stall ??= new Promise<void>((resolve) => (this.#release = resolve));
+  }
+
+  release(): void {
+    this.#release();
+    this.#stall = undefined;
+  }
+
+  /**
+   * The process exits: what it had already handed to the kernel completes, nothing more ever
+   * does. Resolves once the operations in flight have, so the next process starts after them.
+   */
+  async kill(): Promise<void> {
+    this.dead = true;
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  files(): LedgerFs {
+    return {
+      inspect: (path) => this.#run('inspect', () => nodeLedgerFs.inspect(path)),
+      append: (path, text) =>
+        this.#run(
+          'append',
+          () => nodeLedgerFs.append(path, text),
+          () => this.#tear(path, text),
+        ),
+      rename: (from, to) => this.#run('rename', () => nodeLedgerFs.rename(from, to)),
+    };
+  }
+
+  async #run<T>(name: string, real: () => Promise<T>, tear?: () => void): Promise<T> {
+    if (this.dead) return never();
+    const index = this.ops++;
+    if (index === this.#dieAt) {
+      this.dead = true;
+      tear?.();
+      return never();
+    }
+    await this.#stall;
+    if (this.refuseWith !== undefined) throw failure(this.refuseWith, name);
+    const code = this.#failAt.get(index);
+    if (code !== undefined) {
+      tear?.();
+      throw failure(code, name);
+    }
+    const running = real();
+    this.#inFlight.add(running);
+    try {
+      return await running;
+    } finally {
+      this.#inFlight.delete(running);
+    }
+  }
+
+  #tear(path: string, text: string): void {
+    const bytes = Buffer.from(text, 'utf8');
+    const keep = Math.floor(bytes.length * this.#tornFraction);
+    if (keep > 0) appendFileSync(path, bytes.subarray(0, keep));
+  }
+}
+
+function failure(code: string, operation: string): Error {
+  return Object.assign(new Error(`${code}: simulated failure of ${operation}`), { code });
+}
+
+/** What a dead process's operations do: nothing, ever. */
+function never<T>(): Promise<T> {
+  return new Promise<T>(() => {});
+}
