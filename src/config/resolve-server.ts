@@ -12,6 +12,8 @@ export function defaultPreset(executorType: ExecutorConfig['type']): PresetName 
       return 'minecraft';
     case 'webrcon':
       return 'rust';
+    case 'battleye':
+      return 'dayz';
     case 'script':
       // Players of a script server come from `players.exec` when given; the preset then only
       // supplies failure patterns and a deny list, and a script has no game to take them from.
@@ -59,6 +61,10 @@ function resolveExecutor(executor: ExecutorConfig, preset: PresetName, baseDir: 
       return { ...rest, password: password ?? '', flavour: flavour ?? defaultFlavour(preset) };
     }
     case 'webrcon': {
+      const { password: _inline, passwordFile: _file, ...rest } = executor;
+      return { ...rest, password: password ?? '' };
+    }
+    case 'battleye': {
       const { password: _inline, passwordFile: _file, ...rest } = executor;
       return { ...rest, password: password ?? '' };
     }

@@ -1,8 +1,10 @@
 import { ConfigError } from '../errors.js';
 import type { Game } from './game.js';
 import { arkGame } from './ark.js';
+import { arma3Game } from './arma3.js';
 import { conanGame } from './conan.js';
 import { createCustomGame } from './custom.js';
+import { dayzGame } from './dayz.js';
 import { factorioGame } from './factorio.js';
 import { createMinecraftGame } from './minecraft.js';
 import { noneGame } from './none.js';
@@ -23,6 +25,8 @@ export const GAME_NAMES = [
   'factorio',
   'rust',
   'zomboid',
+  'dayz',
+  'arma3',
   'custom',
   'none',
 ] as const;
@@ -62,6 +66,10 @@ export function gameFor(players: GameChoice): Game {
       return rustGame;
     case 'zomboid':
       return zomboidGame;
+    case 'dayz':
+      return dayzGame;
+    case 'arma3':
+      return arma3Game;
     case 'none':
       return noneGame;
     case 'custom':

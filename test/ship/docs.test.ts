@@ -171,6 +171,8 @@ describe('docs', () => {
       'Factorio',
       'Project Zomboid',
       'Rust',
+      'DayZ',
+      'Arma 3',
       'Any other game',
     ]) {
       assert.ok(
