@@ -98,7 +98,7 @@ export interface BattlEyeServerStats {
   acks: number;
   /** Clients dropped for not acknowledging a message or not sending a command for 45 s. */
   droppedClients: number;
-  /** Datagrams that were not BattlEye RCon, and commands from clients not logged in. */
+  /** Datagrams that were not BattlEye RCon, commands from clients not logged in, datagrams lost or unheard while silent. */
   ignored: number;
   /** Most unacknowledged messages held at once. */
   maxUnacknowledged: number;
@@ -260,7 +260,10 @@ class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
   }
 
   #onDatagram(datagram: Buffer, from: RemoteInfo): void {
-    if (this.#silent || this.#lost('in')) return;
+    if (this.#silent || this.#lost('in')) {
+      this.stats.ignored += 1;
+      return;
+    }
     const decoded = decodeClientPacket(datagram);
     if ('problem' in decoded) {
       this.stats.ignored += 1;
