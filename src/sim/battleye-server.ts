@@ -336,7 +336,10 @@ class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
   #run(client: Client, seq: number, command: string): void {
     const query = isQueryCommand(command);
     const fault = query ? undefined : this.#faults.shift();
-    if (fault === 'drop-command') return;
+    if (fault === 'drop-command') {
+      this.stats.ignored += 1;
+      return;
+    }
     this.executed.push({ command, at: this.#clock.now(), query, client: client.number });
     this.#logger?.debug({ command, client: client.number }, 'fake BattlEye server ran a command');
     const custom = this.#handler?.(command, this.roster);

@@ -78,12 +78,35 @@ export class BattlEyeConnection {
     return this.#send(text, timeoutMs, signal);
   }
 
+  /**
+   * An empty command, answered: the server is there and knows this client, right before a delivery
+   * command goes out. A server that went down or dropped the client is found out here, while the
+   * command is still provably unsent, instead of by the command itself, whose outcome would then be
+   * unknown. Rejects with NotSentError (and the connection ends) when the probe goes unanswered.
+   */
+  async probe(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (!this.#open) throw new NotSentError(`${this.#where} is not connected; the command was not sent`);
+    try {
+      await this.#send('', timeoutMs, signal, 'probe');
+    } catch (error) {
+      throw new NotSentError(
+        `${this.#where} did not answer the empty command porter sends before each delivery (${(error as Error).message}); the command was not sent`,
+        { cause: error },
+      );
+    }
+  }
+
   /** Closes the socket; requests in flight become unknown. */
   close(reason = 'porter closed the BattlEye RCon connection'): void {
     this.#end(reason);
   }
 
-  #send(text: string, timeoutMs: number, signal: AbortSignal | undefined, keepalive = false): Promise<string> {
+  #send(
+    text: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    what: 'command' | 'keepalive' | 'probe' = 'command',
+  ): Promise<string> {
     const seq = this.#allocateSeq();
     return new Promise<string>((resolve, reject) => {
       let cancelDeadline = () => {};
@@ -111,7 +134,9 @@ export class BattlEyeConnection {
               'the command was sent, so whether it ran is unknown and it is not sent again',
           ),
         });
-        this.#end(keepalive ? `no answer to the keepalive within ${timeoutMs} ms` : `a command got no answer within ${timeoutMs} ms`);
+        this.#end(
+          what === 'command' ? `a command got no answer within ${timeoutMs} ms` : `no answer to the ${what} within ${timeoutMs} ms`,
+        );
       });
       this.#transmit(encodeCommand(seq, text), (error) => {
         pending.settle({
@@ -149,7 +174,7 @@ export class BattlEyeConnection {
       if (!this.#open) return;
       this.#options.traffic.keepalives += 1;
       // An unanswered keepalive ends the connection by itself; nobody waits for its answer.
-      this.#send('', this.#options.timeoutMs, undefined, true).catch(() => {});
+      this.#send('', this.#options.timeoutMs, undefined, 'keepalive').catch(() => {});
     });
   }
 

@@ -110,13 +110,14 @@ export class BattlEyeExecutor implements Executor {
     return this.#link.waitReady(signal);
   }
 
+  /** Runs a delivery command, after an empty command has shown the server is there (see BattlEyeConnection.probe). */
   execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
     this.#logger.debug({ commandId: context.id, serverId: context.serverId }, 'sending command over BattlEye RCon');
-    return this.#request(command, signal);
+    return this.#request(command, true, signal);
   }
 
   query(command: string, signal?: AbortSignal): Promise<string> {
-    return this.#request(command, signal);
+    return this.#request(command, false, signal);
   }
 
   async close(): Promise<void> {
@@ -124,7 +125,7 @@ export class BattlEyeExecutor implements Executor {
     await Promise.allSettled([this.#link.close(), this.#lane.idle()]);
   }
 
-  async #request(command: string, signal?: AbortSignal): Promise<string> {
+  async #request(command: string, probeFirst: boolean, signal?: AbortSignal): Promise<string> {
     assertSingleLine(command);
     const bytes = Buffer.byteLength(command, 'utf8');
     if (bytes > MAX_COMMAND_BYTES) {
@@ -145,6 +146,7 @@ export class BattlEyeExecutor implements Executor {
             `BattlEye RCon at ${this.#config.host}:${this.#config.port} is not logged in (porter is logging in again); the command was not sent`,
           );
         }
+        if (probeFirst) await connection.probe(this.#config.timeoutMs, signal);
         return await connection.request(command, this.#config.timeoutMs, signal);
       }, signal);
     } catch (error) {

@@ -163,7 +163,7 @@ describe('BattlEyeExecutor against the simulated BattlEye server', () => {
         await porter.connect();
         server.failNext('drop-command');
         const give = porter.execute('#give Survivor Apple', context);
-        await waitFor(() => clock.sleeping >= 2, { what: 'the command deadline to be set' });
+        await waitFor(() => server.stats.ignored === 1, { what: 'the command to be lost' });
         clock.advance(2000);
         assert.ok((await rejection(give)) instanceof OutcomeUnknownError);
         await loggedInAgain(porter, clock);
@@ -174,13 +174,13 @@ describe('BattlEyeExecutor against the simulated BattlEye server', () => {
     );
   });
 
-  test('the game server going down and coming back: unknown or not sent while down, delivering again once it is up', async () => {
+  test('the game server going down and coming back: not sent while down (the probe finds out), delivering again once it is up', async () => {
     await withBed(async ({ server, porter }) => {
       await porter.connect();
       assert.equal(await porter.execute('say -1 before', context), '');
       await server.down();
       const during = await rejection(porter.execute('say -1 during', context));
-      assert.ok(during instanceof OutcomeUnknownError || during instanceof NotSentError, String(during));
+      assert.ok(during instanceof NotSentError, String(during));
       await waitFor(() => !porter.isReady(), { what: 'porter to notice the server is gone' });
       assert.ok((await rejection(porter.execute('say -1 while down', context))) instanceof NotSentError);
       await server.up();
@@ -190,6 +190,27 @@ describe('BattlEyeExecutor against the simulated BattlEye server', () => {
       assert.equal(ran(server, 'say -1 after'), 1);
       assert.ok(porter.stats().reconnects >= 1);
     });
+  });
+
+  test('a server that forgot porter (restarted, or dropped it): the probe goes unanswered, the command is not sent, then runs once', async () => {
+    const clock = new FakeClock();
+    await withBed(
+      async ({ server, porter }) => {
+        await porter.connect();
+        await waitFor(() => server.unacknowledged === 0 && server.stats.acks === 1, { what: 'the login message to be acknowledged' });
+        server.dropClients();
+        const give = porter.execute('#give Survivor Rifle', context);
+        await waitFor(() => server.stats.ignored === 1, { what: 'the probe to reach the server that forgot porter' });
+        clock.advance(2000);
+        const error = await rejection(give);
+        assert.ok(error instanceof NotSentError, String(error));
+        assert.match(error.message, /did not answer the empty command porter sends before each delivery[\s\S]*not sent/);
+        await loggedInAgain(porter, clock);
+        assert.equal(await porter.execute('#give Survivor Rifle', context), '');
+        assert.equal(ran(server, '#give Survivor Rifle'), 1);
+      },
+      { server: { clock }, deps: { clock } },
+    );
   });
 
   test('an empty command every 30 s keeps the login alive past BattlEye’s 45 s', async () => {
