@@ -264,6 +264,15 @@ describe('BattlEyeExecutor against the simulated BattlEye server', () => {
     });
   });
 
+  test('sequence numbers are one byte: past 255 they wrap, and every answer still goes to its own command', async () => {
+    await withBed(async ({ server, porter }) => {
+      await porter.connect();
+      for (let n = 0; n < 300; n += 1) assert.equal(await porter.query(`porter-sim echo ${n % 40}`), simEchoText(n % 40), `command ${n}`);
+      assert.equal(server.stats.logins, 1, 'all on one login');
+      assert.equal(server.executed.length, 300);
+    });
+  });
+
   test('refused before sending: CR/LF, and a command no datagram can carry', async () => {
     await withBed(async ({ server, porter }) => {
       await porter.connect();
