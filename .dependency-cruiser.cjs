@@ -16,6 +16,7 @@ const LAYERS = [
   'health', // /healthz and /metrics
   'daemon', // assembles one loop per server
   'sim', // simulated Seller API and game servers (demo, tests, bench)
+  'init', // porter init: finding a game server's settings on this machine
   'cli', // the commands
 ];
 

@@ -8,6 +8,8 @@ import type { CallContext } from './errors.js';
 import { createRoutePaths, parseBaseUrl, type RoutePaths } from './routes.js';
 import { toTransportError } from './transport.js';
 import { scrubberFor } from '../scrub.js';
+import { readSecretAgain } from '../config/secrets.js';
+import { tokenRenewal } from './token.js';
 
 export interface ApiRequest {
   readonly method: 'GET' | 'POST';
@@ -34,6 +36,8 @@ export interface ApiResponse {
   readonly body: string;
   readonly rateLimit: RateLimitHeaders;
   readonly elapsedMs: number;
+  /** Which token the request carried (see TokenRenewal), to renew it after a 401. */
+  readonly tokenGeneration: number;
 }
 
 export interface ApiClient {
@@ -45,6 +49,10 @@ export interface ApiClient {
    * property, not a method: callers pass it along detached from the client.
    */
   readonly redact: (text: string) => string;
+  /** After a 401 to a request sent with `generation`: true when a newer token is there to retry with. */
+  renewToken(generation: number): Promise<boolean>;
+  /** Sends `token` from now on (a reloaded config). */
+  useToken(token: string): void;
   close(): Promise<void>;
 }
 
@@ -60,6 +68,11 @@ export interface ApiClientDeps {
   readonly wallNow?: () => number;
   /** Larger answers are cut off and treated as a transport failure. Default 1 MiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * Reads the token from its source again after a 401. Default: the file or credential the
+   * config's token came from (`api.tokenPath`); a token from the environment or inline is fixed.
+   */
+  readonly readToken?: () => Promise<string | undefined>;
 }
 
 class BodyTooLargeError extends Error {}
@@ -113,7 +126,8 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
   const wallNow = deps.wallNow ?? Date.now;
   const maxBodyBytes = deps.maxBodyBytes ?? 1024 * 1024;
   const timeoutMs = config.timeoutMs;
-  const token = config.token;
+  const readToken = deps.readToken ?? (config.tokenPath !== undefined ? readSecretAgain.bind(undefined, config.tokenPath) : undefined);
+  const token = tokenRenewal(config.token, readToken);
   const logger = deps.logger;
   const pool = new Pool(base.origin, {
     headersTimeout: timeoutMs,
@@ -123,7 +137,7 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
   });
 
   // Compiled once: a fail reason and every API error text pass through it.
-  const redact = scrubberFor(() => [token]);
+  const redact = scrubberFor(() => token.all());
 
   async function send(request: ApiRequest): Promise<ApiResponse> {
     request.signal?.throwIfAborted();
@@ -136,8 +150,9 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
     const onCallerAbort = () => controller.abort(request.signal?.reason);
     request.signal?.addEventListener('abort', onCallerAbort, { once: true });
     const started = performance.now();
+    const sentWith = token.current();
     const headers: Record<string, string> = {
-      authorization: `Bearer ${token}`,
+      authorization: `Bearer ${sentWith.token}`,
       accept: 'application/json, application/problem+json',
     };
     let body: string | undefined;
@@ -165,6 +180,7 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
         status: response.statusCode,
         body: text,
         elapsedMs,
+        tokenGeneration: sentWith.generation,
         rateLimit: {
           remaining: nonNegativeInt(header(response.headers, 'x-ratelimit-remaining')),
           limit: nonNegativeInt(header(response.headers, 'x-ratelimit-limit')),
@@ -198,6 +214,8 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
     routes,
     send,
     redact,
+    renewToken: (generation) => token.renew(generation),
+    useToken: (next) => token.use(next),
     close: async () => {
       await pool.close();
     },

@@ -51,6 +51,30 @@ export function createServerApi(options: ServerApiOptions): ServerApi & { stats(
   let rateLimited = 0;
   let warnedAbsurdRetryAfter = false;
 
+  /**
+   * Waits for the budget, sends, and feeds every answer but a 429 back to the budget (the caller
+   * feeds a 429 back, with its Retry-After).
+   */
+  async function sendWithinBudget(
+    route: Route,
+    request: Omit<ApiRequest, 'signal'>,
+    signal: AbortSignal | undefined,
+    onSend: (() => void) | undefined,
+  ): Promise<ApiResponse> {
+    await budget.acquire(route, signal);
+    onSend?.();
+    let response: ApiResponse;
+    try {
+      response = await client.send({ ...request, signal });
+    } catch (error) {
+      // No answer, but the platform may have counted the call: it counts until windowMs from now.
+      budget.observe(route, {});
+      throw error;
+    }
+    if (response.status !== 429) budget.observe(route, { remaining: response.rateLimit.remaining, limit: response.rateLimit.limit });
+    return response;
+  }
+
   /** Budget, send, feed the budget back. Resolves with any non-429 answer. */
   function call(
     route: Route,
@@ -59,21 +83,14 @@ export function createServerApi(options: ServerApiOptions): ServerApi & { stats(
     onSend?: () => void,
   ): Promise<ApiResponse> {
     return lanes[route].run(async () => {
-      await budget.acquire(route, signal);
-      onSend?.();
-      let response: ApiResponse;
-      try {
-        response = await client.send({ ...request, signal });
-      } catch (error) {
-        // No answer, but the platform may have counted the call: it counts until windowMs from now.
-        budget.observe(route, {});
-        throw error;
+      let response = await sendWithinBudget(route, request, signal, onSend);
+      // A 401 never claims or settles anything, so the same request may go again with a rotated token.
+      if (response.status === 401 && (await client.renewToken(response.tokenGeneration))) {
+        logger.warn({ serverId, route }, 'Seller API refused the token; a new token was found in its file: sending again with it');
+        response = await sendWithinBudget(route, request, signal, onSend);
       }
       const { remaining, limit } = response.rateLimit;
-      if (response.status !== 429) {
-        budget.observe(route, { remaining, limit });
-        return response;
-      }
+      if (response.status !== 429) return response;
       rateLimited++;
       const error = errorForAnswer(
         { status: 429, body: response.body, retryAfterMs: response.rateLimit.retryAfterMs },

@@ -7,6 +7,16 @@ export interface ServerSummary {
   readonly id: string;
   readonly name: string | undefined;
   readonly type: string | undefined;
+  /** Where the store's official RCON connector reaches the game server (RCON servers only). */
+  readonly rcon: { readonly host: string; readonly port: number } | undefined;
+}
+
+function rconOf(value: unknown): ServerSummary['rcon'] {
+  if (!value || typeof value !== 'object') return undefined;
+  const { host, port } = value as { host?: unknown; port?: unknown };
+  return typeof host === 'string' && host !== '' && Number.isInteger(port) && (port as number) > 0 && (port as number) < 65536
+    ? { host, port: port as number }
+    : undefined;
 }
 
 /**
@@ -34,6 +44,7 @@ function serverList(body: string): ServerSummary[] | undefined {
         id: item.id as string,
         name: typeof item.name === 'string' ? item.name : undefined,
         type: typeof item.type === 'string' ? item.type : undefined,
+        rcon: rconOf(item.rcon),
       }));
   } catch {
     return undefined;

@@ -16,6 +16,11 @@ export function knownSecretValues(): readonly string[] {
   return knownSecrets;
 }
 
+/** A secret learned outside a config file (porter init's answers). */
+export function rememberSecret(secret: string): void {
+  knownSecrets.push(secret);
+}
+
 export async function loadConfigFor(option: string | undefined): Promise<Config> {
   for (const name of ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD']) {
     const value = process.env[name];

@@ -1,11 +1,12 @@
 import { Option, type Command } from 'commander';
+import { DEMO_GAME_NAMES, type DemoGameName } from '../sim/demo-games.js';
 import { action, daemonLogger } from './common.js';
 
 export function registerDemo(program: Command): void {
   program
     .command('demo')
     .description('run porter against a simulated store API and game server on 127.0.0.1: no setup, no network')
-    .addOption(new Option('--game <name>', 'the simulated game server').choices(['minecraft', 'zomboid']).default('minecraft'))
+    .addOption(new Option('--game <name>', 'the simulated game server').choices(DEMO_GAME_NAMES).default('minecraft'))
     .option('--keep-running', 'keep delivering after the sample purchases (stop with Ctrl-C)', false)
     .option('--join-after <ms>', 'when the player Alex joins the game', (value) => Number.parseInt(value, 10), 3000)
     .addHelpText(
@@ -13,7 +14,7 @@ export function registerDemo(program: Command): void {
       '\nExamples:\n  porter demo\n  porter demo --game zomboid\n\nShows purchases being claimed, run over RCON and reported, then a summary of what the store saw.',
     )
     .action(
-      action(async (options: { game: 'minecraft' | 'zomboid'; keepRunning: boolean; joinAfter: number }) => {
+      action(async (options: { game: DemoGameName; keepRunning: boolean; joinAfter: number }) => {
         const [{ runDemo }, { flushLogger }] = await Promise.all([import('../sim/demo.js'), import('../log.js')]);
         let logger: Awaited<ReturnType<typeof daemonLogger>> | undefined;
         const code = await runDemo({

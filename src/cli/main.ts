@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { registerCheck } from './check.js';
 import { registerDemo } from './demo.js';
+import { registerInit } from './init.js';
 import { registerPlayers } from './players.js';
 import { registerRcon } from './rcon.js';
 import { registerRun } from './run.js';
@@ -43,5 +44,6 @@ registerCheck(program);
 registerRcon(program);
 registerPlayers(program);
 registerDemo(program);
+registerInit(program);
 
 await program.parseAsync();

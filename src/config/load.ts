@@ -53,7 +53,7 @@ export async function parseConfig(
   const warnings = [configFileWarning(parsed, configPath, options.fileMode), listenWarning(parsed, configPath)].filter(
     (warning): warning is string => warning !== undefined,
   );
-  const secret = async (source: SecretSource): Promise<{ value?: string; origin?: string }> => {
+  const secret = async (source: SecretSource): Promise<{ value?: string; origin?: string; path?: string }> => {
     const found = await resolveSecret(source, baseDir, env);
     problems.push(...found.problems);
     warnings.push(...found.warnings);
@@ -66,7 +66,11 @@ export async function parseConfig(
   };
 
   const { token: inlineToken, tokenFile, ...api } = parsed.api;
-  const { value: token, origin: tokenOrigin } = await secret({
+  const {
+    value: token,
+    origin: tokenOrigin,
+    path: tokenPath,
+  } = await secret({
     key: 'api.token',
     fileKey: 'api.tokenFile',
     envName: 'PORTER_API_TOKEN',
@@ -109,7 +113,7 @@ export async function parseConfig(
     ...parsed,
     configPath,
     warnings: [...new Set(warnings)],
-    api: { ...api, token: token as string },
+    api: { ...api, token: token as string, ...(tokenPath !== undefined && { tokenPath }) },
     servers,
     stateDir: isAbsolute(parsed.stateDir) ? parsed.stateDir : resolve(baseDir, parsed.stateDir),
   };

@@ -12,12 +12,16 @@ export function defaultPreset(executorType: ExecutorConfig['type']): PresetName 
       return 'minecraft';
     case 'webrcon':
       return 'rust';
+    case 'tshock':
+      return 'terraria';
     case 'battleye':
       return 'dayz';
     case 'script':
       // Players of a script server come from `players.exec` when given; the preset then only
       // supplies failure patterns and a deny list, and a script has no game to take them from.
       return 'none';
+    case 'telnet':
+      return '7dtd';
   }
 }
 
@@ -64,11 +68,19 @@ function resolveExecutor(executor: ExecutorConfig, preset: PresetName, baseDir: 
       const { password: _inline, passwordFile: _file, ...rest } = executor;
       return { ...rest, password: password ?? '' };
     }
+    case 'tshock': {
+      const { password: _inline, passwordFile: _file, ...rest } = executor;
+      return { ...rest, password: password ?? '' };
+    }
     case 'battleye': {
       const { password: _inline, passwordFile: _file, ...rest } = executor;
       return { ...rest, password: password ?? '' };
     }
     case 'script':
       return { ...executor, exec: resolveExecutable(executor.exec, baseDir) };
+    case 'telnet': {
+      const { password: _inline, passwordFile: _file, ...rest } = executor;
+      return { ...rest, password: password ?? '' };
+    }
   }
 }

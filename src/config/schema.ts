@@ -81,6 +81,28 @@ export const webrconExecutorSchema = z.strictObject({
   connectTimeoutMs: positiveMs(5000),
 });
 
+export const telnetExecutorSchema = z.strictObject({
+  type: z.literal('telnet'),
+  host: z.string().min(1).default('127.0.0.1'),
+  port: port.default(8081),
+  ...secretSources,
+  timeoutMs: positiveMs(5000).describe("Deadline for one command's answer."),
+  connectTimeoutMs: positiveMs(5000).describe('Deadline for the TCP connect, and again for the login.'),
+});
+
+/** TShock's REST API (Terraria): the "password" is a REST token, sent as TShock reads it, in the query. */
+export const tshockExecutorSchema = z.strictObject({
+  type: z.literal('tshock'),
+  host: webrconHost.default('127.0.0.1'),
+  port: port.default(7878),
+  password: secretSources.password.describe(
+    'TShock REST token (a key of ApplicationRestTokens in tshock/config.json). Prefer passwordFile or PORTER_RCON_PASSWORD.',
+  ),
+  passwordFile: secretSources.passwordFile,
+  timeoutMs: positiveMs(5000).describe("Deadline for one request's answer once connected."),
+  connectTimeoutMs: positiveMs(5000).describe('Deadline for the TCP connect of one request.'),
+});
+
 /**
  * BattlEye has no fixed RCon port: RConPort in BEServer_x64.cfg sets it. 2305 (game port + 3) is
  * what hosting panels and admin tools set for DayZ by default; Arma 3 guides often use 2306.
@@ -103,8 +125,10 @@ export const scriptExecutorSchema = z.strictObject({
 export const executorSchema = z.discriminatedUnion('type', [
   rconExecutorSchema,
   webrconExecutorSchema,
-  battleyeExecutorSchema,
   scriptExecutorSchema,
+  telnetExecutorSchema,
+  tshockExecutorSchema,
+  battleyeExecutorSchema,
 ]);
 
 export const presetNames = GAME_NAMES;
@@ -114,7 +138,9 @@ export const playersSchema = z
     preset: z
       .enum(presetNames)
       .optional()
-      .describe('Game preset; default minecraft for rcon, rust for webrcon, dayz for battleye, none for script without exec.'),
+      .describe(
+        'Game preset; default minecraft for rcon, rust for webrcon, 7dtd for telnet, terraria for tshock, dayz for battleye, none for script without exec.',
+      ),
     command: z.string().min(1).optional().describe('custom preset: console command that lists players.'),
     pattern: z.string().min(1).optional().describe('custom preset: regular expression with a named group "id", applied to every line.'),
     exec: z.array(z.string().min(1)).min(1).optional().describe('Script that prints one identifier per line (overrides preset).'),
@@ -294,13 +320,17 @@ export type PlayersConfig = z.output<typeof playersSchema>;
 
 /**
  * After loading: paths absolute, secrets resolved from file/env/credentials into plain fields.
- * `api.token` and every rcon/webrcon/battleye `password` are guaranteed present.
+ * `api.token` and every rcon/webrcon/telnet/tshock/battleye `password` are guaranteed present.
  */
 export type Config = Omit<ParsedConfig, 'api' | 'servers'> & {
   readonly configPath: string;
   /** Things that work but are probably not what the user meant (e.g. a token without `gci_`); the CLI logs them at warn. */
   readonly warnings?: readonly string[];
-  readonly api: Omit<ParsedConfig['api'], 'token' | 'tokenFile'> & { readonly token: string };
+  readonly api: Omit<ParsedConfig['api'], 'token' | 'tokenFile'> & {
+    readonly token: string;
+    /** The file or systemd credential the token was read from: read again when the API answers 401 (a rotated token). */
+    readonly tokenPath?: string;
+  };
   readonly servers: ResolvedServer[];
 };
 
@@ -310,8 +340,10 @@ export type ResolvedExecutor =
       flavour: 'minecraft' | 'source' | 'id0';
     })
   | (Omit<z.output<typeof webrconExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
-  | (Omit<z.output<typeof battleyeExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
-  | z.output<typeof scriptExecutorSchema>;
+  | z.output<typeof scriptExecutorSchema>
+  | (Omit<z.output<typeof telnetExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
+  | (Omit<z.output<typeof tshockExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
+  | (Omit<z.output<typeof battleyeExecutorSchema>, 'password' | 'passwordFile'> & { password: string });
 
 export type ResolvedServer = Omit<ServerConfig, 'executor' | 'players'> & {
   readonly executor: ResolvedExecutor;

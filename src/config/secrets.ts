@@ -28,6 +28,8 @@ export interface SecretResult {
   readonly value?: string;
   /** Where the value came from, for messages: `PORTER_API_TOKEN`, `api.tokenFile`, … */
   readonly origin?: string;
+  /** The file the value was read from (a secret file or systemd credential), so it can be read again after a rotation. */
+  readonly path?: string;
   readonly problems: string[];
   readonly warnings: string[];
 }
@@ -104,7 +106,7 @@ export async function resolveSecret(source: SecretSource, baseDir: string, env: 
     // systemd's credentials directory is private to the service whatever the file's bits say.
     const exposed = read.mode !== undefined && !where.credential ? secretFileWarning(source.fileKey, where.path, read.mode) : undefined;
     if (exposed !== undefined) warnings.push(exposed);
-    return { ...(read.value !== undefined && { value: read.value, origin: source.fileKey }), problems, warnings };
+    return { ...(read.value !== undefined && { value: read.value, origin: source.fileKey, path: where.path }), problems, warnings };
   }
 
   const credentials = env.CREDENTIALS_DIRECTORY;
@@ -112,7 +114,7 @@ export async function resolveSecret(source: SecretSource, baseDir: string, env: 
     const path = join(credentials, source.credentialName);
     try {
       const value = (await readFile(path, 'utf8')).trim();
-      if (value !== '') return { value, origin: `the systemd credential ${source.credentialName}`, problems, warnings };
+      if (value !== '') return { value, origin: `the systemd credential ${source.credentialName}`, path, problems, warnings };
       problems.push(`${source.key}: the systemd credential ${path} is empty`);
       return { problems, warnings };
     } catch (error) {
@@ -137,4 +139,14 @@ export function configSecrets(config: Config): string[] {
     if ('password' in server.executor) secrets.add(server.executor.password);
   }
   return [...secrets];
+}
+
+/**
+ * The secret in `path` as it reads now, for a token rotated on disk while porter runs; undefined
+ * when the file is unreadable, empty or holds whitespace (a half-written file is not a token).
+ */
+export async function readSecretAgain(path: string): Promise<string | undefined> {
+  const read = await readSecretFile(path);
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
+  return read.value !== undefined && !/[\s\u0000-\u001f\u007f]/.test(read.value) ? read.value : undefined;
 }

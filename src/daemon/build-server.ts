@@ -2,9 +2,9 @@ import { serverLabel } from '../config/server-label.js';
 import type { Logger } from 'pino';
 import type { ApiClient } from '../api/client.js';
 import { createServerApi } from '../api/server-api.js';
-import { Budget } from '../api/budget.js';
+import type { Budget } from '../api/budget.js';
 import type { Clock } from '../clock.js';
-import type { Config, ResolvedServer } from '../config/schema.js';
+import type { ResolvedServer } from '../config/schema.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
 import { DeliveryLoop } from '../delivery/loop.js';
 import { idleDelay } from '../delivery/idle-pacing.js';
@@ -17,7 +17,7 @@ import { compileCommandPolicy } from '../policy/command-policy.js';
 import { compileFailurePatterns, failureIn } from '../policy/failure-patterns.js';
 import { createExecutor } from '../protocols/registry.js';
 
-/** Everything one configured server needs, assembled once at start-up. */
+/** Everything one configured server needs, assembled when it starts (at start-up or after a reload). */
 export interface ServerParts {
   readonly server: ResolvedServer;
   readonly executor: Executor;
@@ -28,8 +28,10 @@ export interface ServerParts {
 }
 
 export interface SharedParts {
-  readonly config: Config;
   readonly client: ApiClient;
+  /** The server's call budget: it outlives the server's loop, so a restarted loop cannot overspend the window. */
+  readonly budget: Budget;
+  readonly pollIdleMs: number;
   readonly journal: Journal;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -39,12 +41,11 @@ export interface SharedParts {
 }
 
 export function buildServer(server: ResolvedServer, shared: SharedParts): ServerParts {
-  const { config, client, journal, clock } = shared;
+  const { client, journal, clock, budget } = shared;
   const logger = shared.logger.child({ server: serverLabel(server) });
   const executor = createExecutor(server.executor, { logger, clock });
   const preset = gameFor(server.players);
   const read = playerReader(server.players, preset, executor, logger);
-  const budget = new Budget(config.api.budget, clock);
   const api = createServerApi({ client, serverId: server.id, budget, clock, logger });
   const patterns = compileFailurePatterns(preset, server.failurePatterns);
   const players = new PlayerCache({
@@ -63,7 +64,7 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
     journal,
     policy: compileCommandPolicy(preset, server.commandPolicy),
     failureIn: (answer) => failureIn(answer, patterns),
-    idleDelay: () => idleDelay(budget.snapshot().pull, clock.now(), config.poll.idleMs),
+    idleDelay: () => idleDelay(budget.snapshot().pull, clock.now(), shared.pollIdleMs),
     pullDelay: () => budget.delayFor('pull'),
     notSentRetryMs: server.notSentRetryMs,
     scrub: shared.scrub,

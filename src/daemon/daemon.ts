@@ -1,14 +1,15 @@
 import { serverLabel } from '../config/server-label.js';
 import type { Logger } from 'pino';
-import { createApiClient } from '../api/client.js';
-import { startDeadline, systemClock, type Clock } from '../clock.js';
-import type { Config } from '../config/schema.js';
+import { systemClock, type Clock } from '../clock.js';
+import type { Config, ResolvedServer } from '../config/schema.js';
 import { Journal } from '../delivery/journal.js';
 import { lockStateDir } from '../delivery/state-lock.js';
 import { exitCodeOf, isConfigurationError } from '../errors.js';
 import { configSecrets } from '../config/secrets.js';
 import { scrubberFor } from '../scrub.js';
-import { buildServer, type ServerParts } from './build-server.js';
+import { Fleet } from './fleet.js';
+import { describePlan, effectiveConfig, planReload } from './reload-plan.js';
+import { onReloadSignal, onStopSignals } from './signals.js';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -16,75 +17,145 @@ export interface DaemonOptions {
   readonly clock?: Clock;
   /** Aborting it is the same as SIGTERM (for `porter demo` and in-process tests). */
   readonly stopSignal?: AbortSignal;
-  /** Install SIGTERM/SIGINT handlers (the CLI does; embedders may not want to). */
+  /** Install SIGTERM/SIGINT (stop) and SIGHUP (reload) handlers (the CLI does; embedders may not want to). */
   readonly handleSignals?: boolean;
   /** Every secret value, so the health endpoint can keep them out of the error texts it shows. */
   readonly secrets?: () => readonly string[];
+  /**
+   * Loads the configuration again (SIGHUP). Rejects with a ConfigError when the files are
+   * invalid; porter then keeps running as it was. Without it a SIGHUP is logged and ignored.
+   */
+  readonly reload?: () => Promise<Config>;
 }
 
 /**
- * Runs every configured server's delivery loop until stopped. Resolves with the process exit
- * code (docs/design.md#cli-and-exit-codes): 0 after a clean stop, 78 on a configuration or credential error, 1 otherwise.
+ * Runs every configured server's delivery loop until stopped, applying reloads on SIGHUP.
+ * Resolves with the process exit code (docs/design.md#cli-and-exit-codes): 0 after a clean stop,
+ * 78 on a configuration or credential error, 1 otherwise.
  */
 export async function runDaemon(options: DaemonOptions): Promise<number> {
-  const { config, logger } = options;
+  const { logger } = options;
+  let config = options.config;
   const clock = options.clock ?? systemClock;
   const unlock = await lockStateDir(config.stateDir, { logger });
   const journal = new Journal(config.stateDir, { now: () => clock.now() });
-  // Every secret of the config, whoever started the daemon, plus any the caller knows besides.
-  const ownSecrets = configSecrets(config);
+  // Every secret of every configuration this daemon has run, whoever started it, plus any the caller knows besides.
+  const ownSecrets = new Set(configSecrets(config));
   const scrub = scrubberFor(() => [...ownSecrets, ...(options.secrets?.() ?? [])]);
-  const client = createApiClient(config.api, { logger });
   // prom-client is loaded only when the endpoint is configured.
   const health = config.health
     ? (await import('../health/wire.js')).healthWiring(config, { logger, clock, ...(options.secrets ? { secrets: options.secrets } : {}) })
     : undefined;
   const observer = health?.daemonOptions.observer;
-  const servers = config.servers.map((server) =>
-    buildServer(server, { config, client, journal, clock, logger, scrub, ...(observer ? { observer } : {}) }),
-  );
+  const fleet = new Fleet(config, { journal, clock, logger, scrub, ...(observer ? { observer } : {}), onFatal });
+
   const stop = new AbortController();
-  const hard = new AbortController();
-  const removeSignalHandlers = options.handleSignals ? onStopSignals(requestStop) : () => {};
-  options.stopSignal?.addEventListener('abort', requestStop, { once: true });
   let exitCode = 0;
-  let cancelDrainBound = () => {};
+  // Reloads queue behind the start: a SIGHUP while porter starts is applied once it runs.
+  let started = () => {};
+  let reloading = new Promise<void>((resolve) => (started = resolve));
+  let reloadAgain = false;
+  const removeStopHandlers = options.handleSignals ? onStopSignals(requestStop) : () => {};
+  const removeReloadHandler = options.handleSignals ? onReloadSignal(requestReload) : () => {};
+  options.stopSignal?.addEventListener('abort', requestStop, { once: true });
 
   function requestStop(): void {
     if (stop.signal.aborted) {
       logger.warn('second stop signal: giving up on the command in hand (it stays journaled)');
-      hard.abort();
+      fleet.abandon();
       return;
     }
     logger.info({ drainMs: config.shutdown.drainMs }, 'stopping: no new pulls; finishing the command in hand');
     stop.abort();
-    cancelDrainBound = startDeadline(clock, config.shutdown.drainMs, () => hard.abort());
+    fleet.requestStop(config.shutdown.drainMs);
+  }
+
+  /** A loop's fatal error stops porter; when a reload started that server and others run, only that server. */
+  function onFatal(error: unknown, server: ResolvedServer, fromReload: boolean): void {
+    if (fromReload && isConfigurationError(error) && fleet.size > 1) {
+      logger.error(
+        { err: error, server: serverLabel(server) },
+        'this server stopped: fix its settings and reload (systemctl reload porter, or kill -HUP); the other servers go on',
+      );
+      return;
+    }
+    exitCode = Math.max(exitCode, exitCodeOf(error));
+    logger.error({ err: error, server: serverLabel(server) }, fatalMessage(error));
+    requestStop();
+  }
+
+  function requestReload(): void {
+    if (stop.signal.aborted) return;
+    if (!options.reload) {
+      logger.warn('SIGHUP: this porter has no configuration file to read again; nothing changed');
+      return;
+    }
+    reloadAgain = true;
+    reloading = reloading.then(async () => {
+      // Signals that arrive while one reload runs make one more, not one each.
+      if (!reloadAgain || stop.signal.aborted) return;
+      reloadAgain = false;
+      await reload().catch((error: unknown) => {
+        logger.error({ err: error }, 'configuration reload failed part way: servers not restarted yet stay stopped until the next reload');
+      });
+    });
+  }
+
+  async function reload(): Promise<void> {
+    let next: Config;
+    try {
+      next = await options.reload!();
+    } catch (error) {
+      logger.error(
+        { err: (error as Error).message },
+        'configuration not reloaded: the new files are invalid; porter goes on with the running configuration',
+      );
+      return;
+    }
+    const plan = planReload(config, next);
+    if (plan.rejected !== undefined) {
+      logger.error(`configuration not reloaded: ${plan.rejected}`);
+      return;
+    }
+    for (const secret of configSecrets(next)) ownSecrets.add(secret);
+    for (const warning of next.warnings ?? []) logger.warn(warning);
+    for (const setting of plan.deferred) logger.warn(`configuration reloaded, but ${setting} changes only when porter restarts`);
+    const running = config;
+    const applied = await fleet.apply(plan, effectiveConfig(config, next), stop.signal);
+    config = applied.config;
+    warnAboutOrphans(journal, config, logger);
+    logger.info(
+      { servers: fleet.parts.map((parts) => serverLabel(parts.server)), refused: applied.refused },
+      `configuration reloaded: ${describePlan(plan, running)}`,
+    );
   }
 
   try {
     warnAboutOrphans(journal, config, logger);
+    const initial = fleet.assemble();
     // Before any claim: a health port already in use must stop porter while it holds nothing.
-    await health?.daemonOptions.onStarted({ servers, journal });
-    await Promise.all(servers.map((parts) => firstConnect(parts, logger)));
-    for (const parts of servers) parts.players.startWatching(stop.signal);
-    logger.info({ servers: servers.map((s) => serverLabel(s.server)), stateDir: config.stateDir }, 'porter started');
-    const loops = servers.map((parts) =>
-      parts.loop.run({ stop: stop.signal, hard: hard.signal }).catch((error: unknown) => {
-        exitCode = Math.max(exitCode, exitCodeOf(error));
-        logger.error({ err: error, server: serverLabel(parts.server) }, fatalMessage(error));
-        if (!stop.signal.aborted) requestStop();
-      }),
-    );
-    await Promise.all(loops);
+    await health?.daemonOptions.onStarted({
+      get servers() {
+        return fleet.parts;
+      },
+      journal,
+    });
+    // A wrong password at start stops porter before anything is claimed (exit 78).
+    await Promise.all(initial.map((runner) => runner.connect()));
+    logger.info({ servers: initial.map((r) => serverLabel(r.parts.server)), stateDir: config.stateDir }, 'porter started');
+    for (const runner of initial) if (!stop.signal.aborted) fleet.start(runner, false);
+    started();
+    await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+    await reloading;
+    await fleet.stop(config.shutdown.drainMs);
   } catch (error) {
-    exitCode = exitCodeOf(error);
+    exitCode = Math.max(exitCode, exitCodeOf(error));
     logger.error({ err: error }, fatalMessage(error));
   } finally {
-    cancelDrainBound();
-    removeSignalHandlers();
+    removeStopHandlers();
+    removeReloadHandler();
     stop.abort();
-    await Promise.allSettled([...servers.map((parts) => parts.executor.close()), health?.close()]);
-    await client.close().catch(() => undefined);
+    await Promise.allSettled([fleet.stop(0), health?.close()]);
     try {
       journal.flush();
     } catch (error) {
@@ -98,19 +169,6 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   }
   logger.info({ exitCode, unreported: journal.pending().length }, 'porter stopped');
   return exitCode;
-}
-
-/** A wrong password is a configuration error at once; an unreachable server is retried by the loop. */
-async function firstConnect(parts: ServerParts, logger: Logger): Promise<void> {
-  try {
-    await parts.executor.connect();
-  } catch (error) {
-    if (isConfigurationError(error)) throw error;
-    logger.warn(
-      { server: serverLabel(parts.server), err: (error as Error).message },
-      'game server not reachable yet: nothing is pulled until it is; retrying with backoff',
-    );
-  }
 }
 
 function warnAboutOrphans(journal: Journal, config: Config, logger: Logger): void {
@@ -128,14 +186,4 @@ function fatalMessage(error: unknown): string {
   return isConfigurationError(error)
     ? 'configuration or credentials rejected: fix the configuration and start again'
     : 'porter stopped on an unexpected error';
-}
-
-/** porter's own handler for SIGTERM and SIGINT while it runs: the first drains, the second stops at once. */
-const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
-
-function onStopSignals(handler: () => void): () => void {
-  for (const signal of STOP_SIGNALS) process.on(signal, handler);
-  return () => {
-    for (const signal of STOP_SIGNALS) process.off(signal, handler);
-  };
 }

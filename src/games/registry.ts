@@ -10,8 +10,10 @@ import { createMinecraftGame } from './minecraft.js';
 import { noneGame } from './none.js';
 import { palworldGame } from './palworld.js';
 import { rustGame } from './rust.js';
+import { sevenDaysGame } from './sevendays.js';
 import { sourceGame } from './source.js';
 import { squadGame } from './squad.js';
+import { terrariaGame } from './terraria.js';
 import { zomboidGame } from './zomboid.js';
 
 /** Every game porter knows, as `players.preset` names it in the config. */
@@ -25,6 +27,8 @@ export const GAME_NAMES = [
   'factorio',
   'rust',
   'zomboid',
+  '7dtd',
+  'terraria',
   'dayz',
   'arma3',
   'custom',
@@ -66,6 +70,10 @@ export function gameFor(players: GameChoice): Game {
       return rustGame;
     case 'zomboid':
       return zomboidGame;
+    case '7dtd':
+      return sevenDaysGame;
+    case 'terraria':
+      return terrariaGame;
     case 'dayz':
       return dayzGame;
     case 'arma3':

@@ -37,8 +37,15 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 export function createMetrics(options: MetricsOptions): PorterMetrics {
   const registry = new Registry();
   const labels = new Map<string, string>((options.servers ?? []).map((s) => [s.id, serverLabel(s)]));
-  const labelOf = (serverId: string) => labels.get(serverId) ?? serverId;
   let source: HealthSource | undefined;
+  // A server added by a reload is in the daemon's list but was not when the labels were taken.
+  const labelOf = (serverId: string) => {
+    const known = labels.get(serverId);
+    if (known !== undefined) return known;
+    const added = source?.servers.find((part) => part.server.id === serverId)?.server;
+    if (added) labels.set(serverId, serverLabel(added));
+    return added ? serverLabel(added) : serverId;
+  };
   let policy: HealthPolicy | undefined;
   const registers = [registry];
 

@@ -5,6 +5,8 @@ import { BattlEyeExecutor } from './battleye/executor.js';
 import type { Executor } from './executor.js';
 import { RconExecutor } from './rcon/executor.js';
 import { ScriptExecutor } from './script/executor.js';
+import { TelnetExecutor } from './telnet/executor.js';
+import { TShockExecutor } from './tshock/executor.js';
 import { WebRconExecutor } from './webrcon/executor.js';
 
 export function createExecutor(config: ResolvedExecutor, deps: { logger: Logger; clock: Clock }): Executor {
@@ -17,5 +19,9 @@ export function createExecutor(config: ResolvedExecutor, deps: { logger: Logger;
       return new BattlEyeExecutor(config, deps);
     case 'script':
       return new ScriptExecutor(config, deps);
+    case 'telnet':
+      return new TelnetExecutor(config, deps);
+    case 'tshock':
+      return new TShockExecutor(config, deps);
   }
 }

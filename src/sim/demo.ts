@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { loadConfig } from '../config/load.js';
 import { runDaemon } from '../daemon/daemon.js';
-import { startRconServer, type FakeRconServer, type RconServerOptions } from './rcon-server.js';
+import { DEMO_GAMES, type DemoGame, type DemoGameName, type DemoGameServer } from './demo-games.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi, type SimCommand } from './seller-api.js';
 
 /**
@@ -13,60 +13,6 @@ import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi, type SimC
  * handful of purchases, one for a player who joins a few seconds in, and one for a player who never
  * comes (the game's own "no such player" answer becomes a failed delivery).
  */
-
-interface Purchase {
-  readonly command: string;
-  readonly player: string;
-  readonly offlineExecute: boolean;
-}
-
-/** One game's demo: its simulated server, its players, and purchases written the way its store would. */
-interface DemoGame {
-  readonly title: string;
-  readonly server: Omit<RconServerOptions, 'password' | 'players'>;
-  readonly preset: 'minecraft' | 'zomboid';
-  readonly online: string;
-  readonly joiner: string;
-  readonly absent: string;
-  readonly purchases: readonly Purchase[];
-  readonly thanks: string;
-}
-
-export const DEMO_GAMES = {
-  minecraft: {
-    title: 'Minecraft',
-    server: { flavour: 'minecraft' },
-    preset: 'minecraft',
-    online: 'Steve',
-    joiner: 'Alex',
-    absent: 'Notch',
-    purchases: [
-      { command: 'give Steve diamond 64', player: 'Steve', offlineExecute: false },
-      { command: 'lp user Steve parent set vip', player: 'Steve', offlineExecute: true },
-      { command: 'eco give Steve 1000', player: 'Steve', offlineExecute: true },
-      { command: 'give Alex golden_apple 3', player: 'Alex', offlineExecute: false },
-      { command: 'give Notch diamond 1', player: 'Notch', offlineExecute: true },
-    ],
-    thanks: 'say Thanks for supporting the server!',
-  },
-  zomboid: {
-    title: 'Project Zomboid',
-    server: { flavour: 'source', game: 'zomboid' },
-    preset: 'zomboid',
-    online: 'alice',
-    joiner: 'bob',
-    absent: 'ghost',
-    purchases: [
-      { command: 'additem "alice" "Base.Axe"', player: 'alice', offlineExecute: false },
-      { command: 'additem "alice" "Base.Plank" 10', player: 'alice', offlineExecute: true },
-      { command: 'additem "bob" "Base.Hammer"', player: 'bob', offlineExecute: false },
-      { command: 'additem "ghost" "Base.Axe"', player: 'ghost', offlineExecute: true },
-    ],
-    thanks: 'servermsg "Thanks for supporting the server!"',
-  },
-} as const satisfies Record<string, DemoGame>;
-
-export type DemoGameName = keyof typeof DEMO_GAMES;
 
 export interface DemoOptions {
   readonly game: DemoGameName;
@@ -80,7 +26,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   const password = randomBytes(12).toString('hex');
   const api = await startSellerApi({ idStart: 9_007_199_254_740_993n });
   const scenario: DemoGame = DEMO_GAMES[options.game];
-  const game = await startRconServer({ password, ...scenario.server, players: [scenario.online] });
+  const game = await scenario.start(password, [scenario.online]);
   const dir = mkdtempSync(join(tmpdir(), 'porter-demo-'));
   try {
     return await demonstrate(api, game, scenario, dir, password, options);
@@ -92,7 +38,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
 
 async function demonstrate(
   api: FakeSellerApi,
-  game: FakeRconServer,
+  game: DemoGameServer,
   scenario: DemoGame,
   dir: string,
   password: string,
@@ -101,7 +47,7 @@ async function demonstrate(
   const { out } = options;
   const configPath = join(dir, 'config.json');
   writeFileSync(join(dir, 'api-token'), SIM_TOKEN, { mode: 0o600 });
-  writeFileSync(join(dir, 'rcon-password'), password, { mode: 0o600 });
+  writeFileSync(join(dir, 'game-password'), password, { mode: 0o600 });
   writeFileSync(
     configPath,
     JSON.stringify(
@@ -111,7 +57,7 @@ async function demonstrate(
           {
             id: SIM_SERVER_ID,
             name: `demo-${options.game}`,
-            executor: { type: 'rcon', host: game.host, port: game.port, passwordFile: './rcon-password' },
+            executor: { ...game.executor, passwordFile: './game-password' },
             players: { preset: scenario.preset, refreshMs: 1000 },
           },
         ],
@@ -132,7 +78,7 @@ async function demonstrate(
   out.write(
     [
       `porter demo: a simulated store API and a simulated ${scenario.title} server run on 127.0.0.1.`,
-      `  store API     ${api.url}   game server RCON ${game.host}:${game.port}`,
+      `  store API     ${api.url}   game server ${game.address}`,
       `  config        ${configPath}`,
       `  ${total} purchases queued; ${scenario.online} is online, ${scenario.joiner} joins in ${Math.round(options.joinAfterMs / 1000)} s, ${scenario.absent} never comes.`,
       '',

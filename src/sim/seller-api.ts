@@ -26,8 +26,16 @@ const MAX_REQUEST_BYTES = 1024 * 1024;
 export interface SellerApiOptions {
   /** Token → scopes. Default: SIM_TOKEN with commands:execute and servers:read. */
   readonly tokens?: Readonly<Record<string, readonly string[]>>;
-  /** Known server ids (or {id, name}). Default: [SIM_SERVER_ID]. */
-  readonly servers?: ReadonlyArray<string | { readonly id: string; readonly name?: string }>;
+  /** Known server ids (or {id, name, type, rcon}). Default: [SIM_SERVER_ID], an RCON server. */
+  readonly servers?: ReadonlyArray<
+    | string
+    | {
+        readonly id: string;
+        readonly name?: string;
+        readonly type?: 'RCON' | 'PLUGIN' | 'SCRIPT';
+        readonly rcon?: { readonly host: string; readonly port: number };
+      }
+  >;
   /** Per server and per route (and per token for GET /servers). Default 120 per 60 s. */
   readonly budget?: { readonly perWindow?: number; readonly windowMs?: number };
   /** First command id; use values above 2^53 to prove ids survive. Default 1. */
@@ -151,7 +159,9 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
   const clock = options.clock ?? systemClock;
   const tokens = new Map<string, readonly string[]>(Object.entries(options.tokens ?? { [SIM_TOKEN]: [EXECUTE, SERVERS_READ] }));
   const servers = (options.servers ?? [SIM_SERVER_ID]).map((s) =>
-    typeof s === 'string' ? { id: s, name: undefined } : { id: s.id, name: s.name },
+    typeof s === 'string'
+      ? { id: s, name: undefined, type: 'RCON' as const, rcon: undefined }
+      : { type: 'RCON' as const, rcon: undefined, ...s },
   );
   const known = new Set(servers.map((s) => s.id));
   const windows = new FixedWindows(options.budget?.perWindow ?? 120, options.budget?.windowMs ?? 60_000);
@@ -345,8 +355,10 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
                 servers.map((s) => ({
                   id: s.id,
                   name: s.name ?? `server ${s.id.slice(0, 8)}`,
-                  type: 'RCON',
+                  type: s.type,
                   createdAt: '2024-01-01T00:00:00Z',
+                  // Seller API 2.6: rcon {host, port} only for RCON servers, never the password.
+                  ...(s.type === 'RCON' && { rcon: s.rcon ?? { host: '127.0.0.1', port: 25575 } }),
                 })),
               ),
             )

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { DEMO_GAMES } from '../../src/sim/demo.js';
+import { DEMO_GAMES } from '../../src/sim/demo-games.js';
 
 /**
  * `porter demo` as a newcomer runs it, for every game it can simulate: the bundled bin, nothing

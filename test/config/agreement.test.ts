@@ -12,6 +12,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { isLoopbackHost } from '../../src/config/loopback.js';
 import type { Config } from '../../src/config/schema.js';
 import { buildServer } from '../../src/daemon/build-server.js';
+import { Budget } from '../../src/api/budget.js';
 import { Journal } from '../../src/delivery/journal.js';
 import { parseListen } from '../../src/health/listen.js';
 import { configError, minimal, PASSWORD, TOKEN } from './helpers.js';
@@ -35,7 +36,15 @@ async function assembleAsRunDoes(config: Config): Promise<void> {
     if (config.health) parseListen(config.health.listen);
     const journal = new Journal(stateDir);
     const parts = config.servers.map((server) =>
-      buildServer(server, { config, client, journal, clock: systemClock, logger, scrub: (text) => text }),
+      buildServer(server, {
+        client,
+        budget: new Budget(config.api.budget, systemClock),
+        pollIdleMs: config.poll.idleMs,
+        journal,
+        clock: systemClock,
+        logger,
+        scrub: (text) => text,
+      }),
     );
     await Promise.all(parts.map((part) => part.executor.close()));
   } finally {

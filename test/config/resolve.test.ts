@@ -75,6 +75,8 @@ describe('defaults', () => {
     ['rcon without players', { type: 'rcon', password: PASSWORD }, undefined, 'minecraft'],
     ['rcon with players but no preset', { type: 'rcon', password: PASSWORD }, { refreshMs: 500 }, 'minecraft'],
     ['webrcon', { type: 'webrcon', password: PASSWORD }, undefined, 'rust'],
+    ['telnet', { type: 'telnet', password: PASSWORD }, undefined, '7dtd'],
+    ['tshock', { type: 'tshock', password: PASSWORD }, undefined, 'terraria'],
     ['script', { type: 'script', exec: ['/bin/true'] }, undefined, 'none'],
     ['script with players.exec', { type: 'script', exec: ['/bin/true'] }, { exec: ['/bin/who'] }, 'none'],
     ['an explicit preset', { type: 'rcon', password: PASSWORD }, { preset: 'ark' }, 'ark'],
@@ -86,6 +88,18 @@ describe('defaults', () => {
       assert.equal(server.players.refreshMs, (players?.refreshMs as number | undefined) ?? 2000);
     });
   }
+
+  test("a telnet executor gets port 8081 and the password resolved like RCON's", async () => {
+    const server = await onlyServer({ executor: { type: 'telnet', password: PASSWORD } });
+    assert.deepEqual(server.executor, {
+      type: 'telnet',
+      host: '127.0.0.1',
+      port: 8081,
+      password: PASSWORD,
+      timeoutMs: 5000,
+      connectTimeoutMs: 5000,
+    });
+  });
 
   const flavourCases: [string | undefined, string | undefined, string][] = [
     [undefined, undefined, 'minecraft'],

@@ -59,12 +59,12 @@ describe('schema problems', () => {
   test('an unknown executor type lists the known ones; a missing one says missing', async () => {
     const problems = await problemsOf(
       minimal({
-        servers: [server({ type: 'telnet' }), { id: OTHER_ID, executor: { port: 1 } }],
+        servers: [server({ type: 'ftp' }), { id: OTHER_ID, executor: { port: 1 } }],
       }),
     );
     assert.deepEqual(problems, [
-      'servers[0].executor.type: expected one of "rcon", "webrcon", "battleye", "script"',
-      'servers[1].executor.type: missing: expected one of "rcon", "webrcon", "battleye", "script"',
+      'servers[0].executor.type: expected one of "rcon", "webrcon", "script", "telnet", "tshock", "battleye"',
+      'servers[1].executor.type: missing: expected one of "rcon", "webrcon", "script", "telnet", "tshock", "battleye"',
     ]);
   });
 

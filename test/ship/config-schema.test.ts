@@ -45,7 +45,7 @@ describe('config.schema.json', () => {
     assert.equal(validate(typo), false);
     assert.equal(configSchema.safeParse(typo).success, false);
 
-    const badExecutor = { ...minimal, servers: [{ ...minimal.servers[0], executor: { type: 'telnet' } }] };
+    const badExecutor = { ...minimal, servers: [{ ...minimal.servers[0], executor: { type: 'ftp' } }] };
     assert.equal(validate(badExecutor), false);
   });
 

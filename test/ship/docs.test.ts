@@ -171,6 +171,7 @@ describe('docs', () => {
       'Factorio',
       'Project Zomboid',
       'Rust',
+      'Terraria',
       'DayZ',
       'Arma 3',
       'Any other game',

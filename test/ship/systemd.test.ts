@@ -95,6 +95,7 @@ describe('systemd/porter.service', { skip }, () => {
     assert.equal(one('CapabilityBoundingSet'), '');
     assert.equal(one('MemoryDenyWriteExecute'), 'no', 'V8 needs W+X pages: see test/ship/mdwe.test.ts');
     assert.match(one('ExecStart') ?? '', /^\/usr\/local\/bin\/porter run --config \/etc\/porter\/config\.json$/);
+    assert.equal(one('ExecReload'), '/bin/kill -HUP $MAINPID', '`systemctl reload porter` must reach porter as SIGHUP');
   });
 
   test("TimeoutStopSec leaves room beyond porter's own drain bound", () => {

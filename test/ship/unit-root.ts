@@ -16,6 +16,9 @@ export function makeUnitRoot(porter: 'stub' | 'absent'): string {
   cpSync(systemUnits, join(root, 'usr/lib/systemd/system'), { recursive: true, verbatimSymlinks: true });
   mkdirSync(join(root, 'etc/systemd/system'), { recursive: true });
   cpSync(repoPath('systemd/porter.service'), join(root, 'etc/systemd/system/porter.service'));
+  // ExecReload= runs the system's kill(1), which every real host has (procps on Debian).
+  mkdirSync(join(root, 'bin'), { recursive: true });
+  writeFileSync(join(root, 'bin/kill'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
   if (porter === 'absent') return root;
   mkdirSync(join(root, 'usr/local/bin'), { recursive: true });
   const target = join(root, 'usr/local/bin/porter');

@@ -1,0 +1,46 @@
+import type { Command } from 'commander';
+import { action, rememberSecret } from './common.js';
+
+export function registerInit(program: Command): void {
+  program
+    .command('init')
+    .description('write a working configuration: proves the API token, picks the store server, finds and logs in to the game server')
+    .option('--api-url <url>', 'store API address (env PORTER_API_URL)')
+    .option('--token-file <file>', 'file holding the API token (env PORTER_API_TOKEN holds the token itself)')
+    .option('--server-id <uuid>', "the store's server id (env PORTER_SERVER_ID)")
+    .option('--game <name>', 'the game, when detection is not wanted or finds several (env PORTER_GAME)')
+    .option('--game-dir <dir>', "the game server's folder to read its settings from (env PORTER_GAME_DIR; default: here)")
+    .option('--rcon-host <host>', 'game server console host (env PORTER_RCON_HOST)')
+    .option('--rcon-port <port>', 'game server console port (env PORTER_RCON_PORT)', (value) => Number.parseInt(value, 10))
+    .option('--rcon-password-file <file>', 'file holding the console password (env PORTER_RCON_PASSWORD holds it itself)')
+    .option(
+      '--dir <dir>',
+      'where to write config.json and the secret files (env PORTER_INIT_DIR; default ./porter, /etc/porter with --systemd)',
+    )
+    .option('-y, --yes', 'use what was detected without asking', false)
+    .option('--fix-game-settings', "apply the offered edits to the game's settings file (switch RCON on, set a password)", false)
+    .option('--force', 'replace files that exist', false)
+    .option('--systemd', 'lay the files out for systemd/porter.service: secrets as its credentials, state in /var/lib/porter', false)
+    .addHelpText(
+      'after',
+      [
+        '',
+        'On a terminal every missing answer is asked; without one, a missing answer ends init with exit 78 naming its flag.',
+        '',
+        'Examples:',
+        '  porter init',
+        '  porter init --api-url https://seller.example.com --token-file token.txt --server-id 1b4e28ba-… --game-dir /srv/minecraft --yes',
+      ].join('\n'),
+    )
+    .action(
+      action(async (options: Parameters<typeof import('../init/init.js').runInit>[0]) => {
+        const [{ runInit }, { flagsOnlyPrompter, terminalPrompter }] = await Promise.all([
+          import('../init/init.js'),
+          import('../init/prompter.js'),
+        ]);
+        const onTerminal = process.stdin.isTTY && process.stdout.isTTY;
+        const prompter = onTerminal ? await terminalPrompter() : flagsOnlyPrompter(process.stdout);
+        await runInit(options, { prompter, env: process.env, onSecret: rememberSecret, cwd: process.cwd() });
+      }),
+    );
+}

@@ -1,0 +1,82 @@
+import type { Logger } from 'pino';
+import { startDeadline, type Clock } from '../clock.js';
+import { serverLabel } from '../config/server-label.js';
+import { isConfigurationError } from '../errors.js';
+import type { ServerParts } from './build-server.js';
+
+/**
+ * One configured server's life: connect, watch its players, run its delivery loop, and stop on
+ * its own (a reload removed or changed it) or with the rest of porter. Stopping is graceful: no
+ * new pull, the command in hand is finished and reported, bounded by `shutdown.drainMs`.
+ */
+export class ServerRunner {
+  readonly parts: ServerParts;
+  readonly #logger: Logger;
+  readonly #clock: Clock;
+  readonly #stop = new AbortController();
+  readonly #hard = new AbortController();
+  #cancelDrainBound = () => {};
+  #loop: Promise<void> | undefined;
+  #closed: Promise<void> | undefined;
+
+  constructor(parts: ServerParts, deps: { readonly logger: Logger; readonly clock: Clock }) {
+    this.parts = parts;
+    this.#logger = deps.logger.child({ server: serverLabel(parts.server) });
+    this.#clock = deps.clock;
+  }
+
+  /**
+   * The first login. A wrong password rejects (CredentialsError); an unreachable game server is
+   * only logged: the loop pulls nothing until it is back.
+   */
+  async connect(): Promise<void> {
+    try {
+      await this.parts.executor.connect(this.#stop.signal);
+    } catch (error) {
+      if (isConfigurationError(error)) throw error;
+      this.#logger.warn(
+        { err: (error as Error).message },
+        'game server not reachable yet: nothing is pulled until it is; retrying with backoff',
+      );
+    }
+  }
+
+  /** Runs the loop until stopped; rejects with the loop's fatal error (a PorterError with exit 78 on credentials). */
+  run(): Promise<void> {
+    this.parts.players.startWatching(this.#stop.signal);
+    this.#loop ??= this.parts.loop.run({ stop: this.#stop.signal, hard: this.#hard.signal });
+    return this.#loop;
+  }
+
+  get stopping(): boolean {
+    return this.#stop.signal.aborted;
+  }
+
+  /** No new pulls; the command in hand gets `drainMs` to finish and be reported, then it is abandoned (it stays journaled). */
+  requestStop(drainMs: number): void {
+    if (this.#stop.signal.aborted) return;
+    this.#stop.abort();
+    this.#cancelDrainBound = startDeadline(this.#clock, drainMs, () => this.#hard.abort());
+  }
+
+  /** Gives up on the command in hand at once (a second stop signal). */
+  abandon(): void {
+    this.#stop.abort();
+    this.#hard.abort();
+  }
+
+  /** Stops (see requestStop), waits for the loop, and closes the game server connection. */
+  async stop(drainMs: number): Promise<void> {
+    this.requestStop(drainMs);
+    await this.#loop?.catch(() => undefined);
+    await this.close();
+  }
+
+  /** Closes the game server connection; the loop must have ended or never run. Safe to call twice. */
+  close(): Promise<void> {
+    this.#stop.abort();
+    this.#cancelDrainBound();
+    this.#closed ??= this.parts.executor.close().catch(() => undefined);
+    return this.#closed;
+  }
+}

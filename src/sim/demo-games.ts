@@ -1,0 +1,137 @@
+/**
+ * The games `porter demo --game` can show: each starts its simulated game server and says how
+ * porter reaches it. A game added here is offered by the CLI's `--game` choices.
+ */
+
+export interface DemoPurchase {
+  readonly command: string;
+  readonly player: string;
+  readonly offlineExecute: boolean;
+}
+
+/** A running simulated game server, as the demo needs it. */
+export interface DemoGameServer {
+  /** Where it listens, for the banner: "RCON 127.0.0.1:40123". */
+  readonly address: string;
+  /** The config's `executor` section for it, without the password (the demo writes a passwordFile). */
+  readonly executor: Record<string, unknown>;
+  join(player: string): void;
+  close(): Promise<void>;
+}
+
+export interface DemoGame {
+  readonly title: string;
+  /** The config's `players.preset`. */
+  readonly preset: string;
+  readonly online: string;
+  readonly joiner: string;
+  readonly absent: string;
+  readonly purchases: readonly DemoPurchase[];
+  readonly thanks: string;
+  start(password: string, online: readonly string[]): Promise<DemoGameServer>;
+}
+
+async function rconGame(
+  options: { flavour: 'minecraft' | 'source'; game?: 'zomboid' },
+  password: string,
+  online: readonly string[],
+): Promise<DemoGameServer> {
+  const { startRconServer } = await import('./rcon-server.js');
+  const server = await startRconServer({ password, ...options, players: [...online] });
+  return {
+    address: `RCON ${server.host}:${server.port}`,
+    executor: { type: 'rcon', host: server.host, port: server.port },
+    join: (player: string) => server.join(player),
+    close: () => server.close(),
+  };
+}
+
+async function sevenDaysGame(password: string, online: readonly string[]): Promise<DemoGameServer> {
+  const { startTelnetServer } = await import('./telnet-server.js');
+  const server = await startTelnetServer({ password, players: [...online] });
+  return {
+    address: `telnet ${server.host}:${server.port}`,
+    executor: { type: 'telnet', host: server.host, port: server.port },
+    join: (player: string) => server.join(player),
+    close: () => server.close(),
+  };
+}
+
+async function tshockGame(token: string, online: readonly string[]): Promise<DemoGameServer> {
+  const { startTShockServer } = await import('./tshock-server.js');
+  const server = await startTShockServer({ token, players: [...online] });
+  return {
+    address: `TShock REST ${server.url}`,
+    executor: { type: 'tshock', host: server.host, port: server.port },
+    join: (player: string) => server.join(player),
+    close: () => server.close(),
+  };
+}
+
+export const DEMO_GAMES = {
+  minecraft: {
+    title: 'Minecraft',
+    preset: 'minecraft',
+    online: 'Steve',
+    joiner: 'Alex',
+    absent: 'Notch',
+    purchases: [
+      { command: 'give Steve diamond 64', player: 'Steve', offlineExecute: false },
+      { command: 'lp user Steve parent set vip', player: 'Steve', offlineExecute: true },
+      { command: 'eco give Steve 1000', player: 'Steve', offlineExecute: true },
+      { command: 'give Alex golden_apple 3', player: 'Alex', offlineExecute: false },
+      { command: 'give Notch diamond 1', player: 'Notch', offlineExecute: true },
+    ],
+    thanks: 'say Thanks for supporting the server!',
+    start: (password, online) => rconGame({ flavour: 'minecraft' }, password, online),
+  },
+  zomboid: {
+    title: 'Project Zomboid',
+    preset: 'zomboid',
+    online: 'alice',
+    joiner: 'bob',
+    absent: 'ghost',
+    purchases: [
+      { command: 'additem "alice" "Base.Axe"', player: 'alice', offlineExecute: false },
+      { command: 'additem "alice" "Base.Plank" 10', player: 'alice', offlineExecute: true },
+      { command: 'additem "bob" "Base.Hammer"', player: 'bob', offlineExecute: false },
+      { command: 'additem "ghost" "Base.Axe"', player: 'ghost', offlineExecute: true },
+    ],
+    thanks: 'servermsg "Thanks for supporting the server!"',
+    start: (password, online) => rconGame({ flavour: 'source', game: 'zomboid' }, password, online),
+  },
+  '7dtd': {
+    title: '7 Days to Die',
+    preset: '7dtd',
+    online: 'Alice',
+    joiner: 'Bob',
+    absent: 'Ghost',
+    purchases: [
+      { command: 'give Alice casinoCoin 500', player: 'Alice', offlineExecute: false },
+      { command: 'givexp Alice 5000', player: 'Alice', offlineExecute: true },
+      { command: 'give Bob gunPistol 1', player: 'Bob', offlineExecute: false },
+      { command: 'give Ghost medicalFirstAidKit 2', player: 'Ghost', offlineExecute: true },
+    ],
+    thanks: 'say "Thanks for supporting the server!"',
+    start: sevenDaysGame,
+  },
+  terraria: {
+    title: 'Terraria TShock',
+    preset: 'terraria',
+    online: 'Ann',
+    joiner: 'Bob',
+    absent: 'Ghost',
+    purchases: [
+      { command: '/give "Terra Blade" "Ann" 1', player: 'Ann', offlineExecute: false },
+      { command: '/give "Healing Potion" "Ann" 30', player: 'Ann', offlineExecute: true },
+      { command: '/give "Life Crystal" "Bob" 5', player: 'Bob', offlineExecute: false },
+      { command: '/give Zenith "Ghost" 1', player: 'Ghost', offlineExecute: true },
+    ],
+    thanks: '/say Thanks for supporting the server!',
+    start: (token, online) => tshockGame(token, online),
+  },
+} as const satisfies Record<string, DemoGame>;
+
+export type DemoGameName = keyof typeof DEMO_GAMES;
+
+export const DEMO_GAME_NAMES = Object.keys(DEMO_GAMES) as DemoGameName[];

@@ -1,0 +1,447 @@
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
+import type { Logger } from 'pino';
+import {
+  isKnownCommand,
+  isQueryRoot,
+  runConsoleCommand,
+  SevenDaysWorld,
+  tokenize,
+  type ConsoleResult,
+  type SevenDaysJoin,
+} from './sevendays-console.js';
+
+/**
+ * A fake 7 Days to Die telnet console on 127.0.0.1 for `porter demo` and the tests. It copies the
+ * server's TelnetConnection and SdtdConsole classes (decompiled server code): every line written
+ * ends in CRLF; `Please enter password:` when TelnetPassword is set, then `Logon successful.` and
+ * the banner ending `Press 'help' to get a list of all commands. Press 'exit' to end session.`, or
+ * `Password incorrect, please enter password:` (the connection stays open) until
+ * TelnetFailedLoginLimit failures from one address, then `Too many failed login attempts!` and a
+ * close. Input lines end at CR or LF and are trimmed; blank ones are skipped; `exit` ends the
+ * session. Commands run one per frame, in the order they came, each answered with its output lines
+ * in one piece and no end marker; a known command is first logged as `Executing command '<cmd>' by
+ * Telnet from <ip:port>` unless HideCommandExecutionLog is 1 or more; an unknown one is answered
+ * `*** ERROR: unknown command '<word>'` and not logged; one that throws is answered
+ * `*** ERROR: Executing command '<word>' failed: <message>`. The whole server log goes to every
+ * session that logged in, as `<time> <uptime> INF|WRN|ERR|EXC <text>` lines; a session that has
+ * not logged in gets a NUL byte for each log line instead.
+ */
+
+export interface TelnetServerOptions {
+  /** TelnetPassword; empty: no login is asked, as on a console without a password. */
+  readonly password: string;
+  /** Players online at start: names, or names with their platform and cross-platform ids. */
+  readonly players?: readonly (string | SevenDaysJoin)[];
+  /** 0 (default) picks a free port. */
+  readonly port?: number;
+  readonly host?: string;
+  /** serverconfig.xml HideCommandExecutionLog: 1 and up hide the `Executing command` line from telnet. */
+  readonly hideCommandExecutionLog?: number;
+  /** TelnetFailedLoginLimit (10 in the default serverconfig.xml). */
+  readonly failedLoginLimit?: number;
+  readonly logger?: Logger;
+  /** Clock for log lines and `executed`; Date.now by default. */
+  readonly now?: () => number;
+}
+
+export interface ExecutedTelnetCommand {
+  readonly command: string;
+  readonly at: number;
+  /** Changes nothing: a listing, or a command the console does not know. Skip it when counting deliveries. */
+  readonly query: boolean;
+  /** Which TCP connection (1, 2, …) it came in on. */
+  readonly connection: number;
+}
+
+/**
+ * Faults for the next command that is not a query:
+ * - hang: runs it, then the session neither answers nor reads anything more (a stuck server);
+ * - close-before-answer: runs it, then drops the connection without answering;
+ * - close-after-answer: runs it, sends its answer, then drops the connection before the next line runs;
+ * - close-without-running: drops the connection on receipt; the command does not run;
+ * - flood: runs it, then sends output lines without end until the client drops the connection,
+ *   as fast as the client reads them, never faster.
+ */
+export type TelnetFault = 'hang' | 'close-before-answer' | 'close-after-answer' | 'close-without-running' | 'flood';
+
+/** Overrides a command: return its result, throw to make it fail as the game's commands do, or undefined for the built-in console. */
+export type TelnetCommandHandler = (command: string) => ConsoleResult | undefined;
+
+export interface FakeTelnetServer {
+  readonly host: string;
+  readonly port: number;
+  readonly world: SevenDaysWorld;
+  /** Every command line the console took, in order (queries flagged). */
+  readonly executed: ExecutedTelnetCommand[];
+  readonly connections: number;
+  readonly totalConnections: number;
+  /** Wrong passwords received. */
+  readonly authFailures: number;
+  /** Bytes written by `flood` faults. */
+  readonly floodedBytes: number;
+  online(): string[];
+  join(player: string | SevenDaysJoin): void;
+  leave(name: string): void;
+  failNext(fault: TelnetFault): void;
+  setHandler(handler: TelnetCommandHandler | undefined): void;
+  setPassword(password: string): void;
+  setHideCommandExecutionLog(level: number): void;
+  /** Log lines from "other threads" written before every line of every answer from now on. */
+  setAnswerNoise(linesPerOutputLine: number): void;
+  /** Writes a line to the server log (and so to every logged-in session). */
+  log(text: string, level?: 'INF' | 'WRN' | 'ERR' | 'EXC'): void;
+  /** Stops listening and drops every connection, keeping state: the game server is down. */
+  down(): Promise<void>;
+  up(): Promise<void>;
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const BANNER = [
+  '*** Connected with 7DTD server.',
+  '*** Server version: V 1.0 (b333) Compatibility Version: V 1.0',
+  '',
+  'Server IP:   Any',
+  'Server port: 26900',
+  'Max players: 8',
+  'Game mode:   GameModeSurvival',
+  'World:       Navezgane',
+  'Game name:   porter-sim',
+  'Difficulty:  2',
+  '',
+  "Press 'help' to get a list of all commands. Press 'exit' to end session.",
+  '',
+];
+
+/** A real warning servers log now and then, used as noise from another thread. */
+const NOISE = 'Entity [type=EntityZombie, name=zombieSteve, id=34172] fell off the world, id=34172 pos=(-1683.7, -0.6, 490.3)';
+
+export async function startTelnetServer(options: TelnetServerOptions): Promise<FakeTelnetServer> {
+  const server = new FakeTelnetServerImpl(options);
+  await server.up();
+  return server;
+}
+
+class FakeTelnetServerImpl implements FakeTelnetServer {
+  readonly host: string;
+  readonly world = new SevenDaysWorld();
+  readonly executed: ExecutedTelnetCommand[] = [];
+  readonly #options: TelnetServerOptions;
+  readonly #now: () => number;
+  readonly #startedAt: number;
+  readonly #sessions = new Set<SimSession>();
+  readonly #faults: TelnetFault[] = [];
+  readonly #failedLogins = new Map<string, number>();
+  readonly #queue: Array<{ session: SimSession; command: string }> = [];
+  #frameScheduled = false;
+  #server: Server | undefined;
+  #port: number;
+  #password: string;
+  #hideLog: number;
+  #noise = 0;
+  #handler: TelnetCommandHandler | undefined;
+  #closed = false;
+  totalConnections = 0;
+  authFailures = 0;
+  floodedBytes = 0;
+
+  constructor(options: TelnetServerOptions) {
+    this.#options = options;
+    this.host = options.host ?? '127.0.0.1';
+    this.#port = options.port ?? 0;
+    this.#password = options.password;
+    this.#hideLog = options.hideCommandExecutionLog ?? 0;
+    this.#now = options.now ?? Date.now;
+    this.#startedAt = this.#now();
+    for (const player of options.players ?? []) this.world.join(typeof player === 'string' ? { name: player } : player);
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  get connections(): number {
+    return this.#sessions.size;
+  }
+
+  get password(): string {
+    return this.#password;
+  }
+
+  get failedLoginLimit(): number {
+    return this.#options.failedLoginLimit ?? 10;
+  }
+
+  online(): string[] {
+    return this.world.list().map((p) => p.name);
+  }
+
+  join(player: string | SevenDaysJoin): void {
+    const line = this.world.join(typeof player === 'string' ? { name: player } : player);
+    if (line) this.log(line);
+  }
+
+  leave(name: string): void {
+    const line = this.world.leave(name);
+    if (line) this.log(line);
+  }
+
+  failNext(fault: TelnetFault): void {
+    this.#faults.push(fault);
+  }
+
+  setHandler(handler: TelnetCommandHandler | undefined): void {
+    this.#handler = handler;
+  }
+
+  setPassword(password: string): void {
+    this.#password = password;
+  }
+
+  setHideCommandExecutionLog(level: number): void {
+    this.#hideLog = level;
+  }
+
+  setAnswerNoise(linesPerOutputLine: number): void {
+    this.#noise = linesPerOutputLine;
+  }
+
+  log(text: string, level: 'INF' | 'WRN' | 'ERR' | 'EXC' = 'INF'): void {
+    const now = this.#now();
+    const stamp = new Date(now).toISOString().slice(0, 19);
+    const uptime = ((now - this.#startedAt) / 1000).toFixed(3);
+    const line = `${stamp} ${uptime} ${level} ${text}`;
+    this.#options.logger?.trace({ line }, 'fake 7DTD server log');
+    for (const session of this.#sessions) session.sendLog(line);
+  }
+
+  async up(): Promise<void> {
+    if (this.#closed) throw new Error('the fake telnet server was closed; start a new one');
+    if (this.#server) return;
+    const server = createServer((socket) => this.#accept(socket));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.#port, this.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (error) => this.#options.logger?.warn({ err: error }, 'fake telnet server error'));
+    this.#server = server;
+    this.#port = (server.address() as AddressInfo).port;
+  }
+
+  async down(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    for (const session of this.#sessions) session.destroy();
+    this.#sessions.clear();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  async restart(): Promise<void> {
+    await this.down();
+    await this.up();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.down();
+  }
+
+  /** A line a logged-in session submitted: queued for the next frame, as SdtdConsole.ExecuteAsync does. */
+  submit(session: SimSession, command: string): void {
+    const tokens = tokenize(command);
+    const root = Array.isArray(tokens) ? (tokens[0] ?? '') : '';
+    const query = !isKnownCommand(root) || isQueryRoot(root);
+    if (!query && this.#faults[0] === 'close-without-running') {
+      this.#faults.shift();
+      session.destroy();
+      return;
+    }
+    this.#queue.push({ session, command });
+    this.#scheduleFrame();
+  }
+
+  /** Checks a password; false answers are counted per address, as TelnetConsole.RegisterFailedLogin does. */
+  checkPassword(address: string, password: string): 'ok' | 'incorrect' | 'too-many' {
+    if (password === this.#password) return 'ok';
+    this.authFailures += 1;
+    const failures = (this.#failedLogins.get(address) ?? 0) + 1;
+    this.#failedLogins.set(address, failures);
+    return failures < this.failedLoginLimit ? 'incorrect' : 'too-many';
+  }
+
+  addFloodedBytes(bytes: number): void {
+    this.floodedBytes += bytes;
+  }
+
+  #accept(socket: Socket): void {
+    this.totalConnections += 1;
+    const session = new SimSession(this, socket, this.totalConnections, this.#password === '');
+    this.#sessions.add(session);
+    socket.on('close', () => this.#sessions.delete(session));
+    if (this.#password === '') session.sendLines(BANNER);
+    else session.sendLines(['Please enter password:']);
+  }
+
+  loggedIn(session: SimSession): void {
+    session.sendLines(['Logon successful.', '', '', '', ...BANNER]);
+  }
+
+  #scheduleFrame(): void {
+    if (this.#frameScheduled) return;
+    this.#frameScheduled = true;
+    setImmediate(() => {
+      this.#frameScheduled = false;
+      const next = this.#queue.shift();
+      if (next) void this.#execute(next.session, next.command);
+      if (this.#queue.length > 0) this.#scheduleFrame();
+    });
+  }
+
+  async #execute(session: SimSession, command: string): Promise<void> {
+    const tokens = tokenize(command);
+    if (!Array.isArray(tokens)) {
+      this.#record(session, command, true);
+      session.sendOutput([tokens.error], 0);
+      return;
+    }
+    const [root = '', ...params] = tokens;
+    let result: ConsoleResult | undefined;
+    let failure: Error | undefined;
+    try {
+      result = this.#handler?.(command);
+    } catch (error) {
+      failure = error as Error;
+    }
+    const known = result !== undefined || failure !== undefined || isKnownCommand(root);
+    const query = !known || (result === undefined && failure === undefined && isQueryRoot(root));
+    this.#record(session, command, query);
+    if (!known) {
+      session.sendOutput([`*** ERROR: unknown command '${root}'`], 0);
+      return;
+    }
+    const fault = query ? undefined : this.#faults.shift();
+    if (this.#hideLog < 1) this.log(`Executing command '${command}' by Telnet from ${session.remote}`);
+    if (result === undefined && failure === undefined) result = runConsoleCommand(root, params, this.world);
+    for (const line of result?.logs ?? []) this.log(line);
+    const output = [...(result?.output ?? [])];
+    if (failure) {
+      output.push(`*** ERROR: Executing command '${root}' failed: ${failure.message}`);
+      this.log(`${failure.name}: ${failure.message}`, 'EXC');
+    }
+    if (fault === 'hang') return session.hang();
+    if (fault === 'close-before-answer') return session.destroy();
+    if (fault === 'flood') return session.flood();
+    session.sendOutput(output, this.#noise, () => this.log(NOISE, 'WRN'));
+    if (fault === 'close-after-answer') session.destroy();
+  }
+
+  #record(session: SimSession, command: string, query: boolean): void {
+    this.executed.push({ command, at: this.#now(), query, connection: session.number });
+    this.#options.logger?.debug({ command, connection: session.number }, 'fake 7DTD console ran a command');
+  }
+}
+
+/** One telnet session, like TelnetConnection: reads lines, logs in, writes lines with CRLF. */
+class SimSession {
+  readonly #server: FakeTelnetServerImpl;
+  readonly #socket: Socket;
+  readonly number: number;
+  readonly remote: string;
+  readonly #decoder = new StringDecoder('utf8');
+  #line = '';
+  #authed: boolean;
+  #hung = false;
+
+  constructor(server: FakeTelnetServerImpl, socket: Socket, number: number, authed: boolean) {
+    this.#server = server;
+    this.#socket = socket;
+    this.number = number;
+    this.#authed = authed;
+    this.remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`;
+    socket.setNoDelay(true);
+    socket.on('error', () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+  }
+
+  sendLines(lines: readonly string[]): void {
+    if (this.#hung || this.#socket.destroyed || !this.#socket.writable) return;
+    this.#socket.write(lines.map((line) => `${line}\r\n`).join(''), 'utf8');
+  }
+
+  /** An answer, with `noise` log lines from other threads before each of its lines. */
+  sendOutput(lines: readonly string[], noise: number, logNoise: () => void = () => {}): void {
+    for (const line of lines) {
+      for (let i = 0; i < noise; i += 1) logNoise();
+      this.sendLines([line]);
+    }
+  }
+
+  sendLog(line: string): void {
+    if (this.#hung || this.#socket.destroyed || !this.#socket.writable) return;
+    // TelnetConnection.SendLine queues null for a session not logged in, written as one NUL byte.
+    if (this.#authed) this.sendLines([line]);
+    else this.#socket.write(Buffer.from([0]));
+  }
+
+  hang(): void {
+    this.#hung = true;
+  }
+
+  destroy(): void {
+    this.#socket.destroy();
+  }
+
+  /** Output lines without end, and nothing else, waiting for 'drain' whenever the client reads slower. */
+  async flood(): Promise<void> {
+    this.#hung = true;
+    const socket = this.#socket;
+    const line = `${'x'.repeat(1000)}\r\n`;
+    const gone = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    while (!socket.destroyed && socket.writable) {
+      this.#server.addFloodedBytes(line.length);
+      if (!socket.write(line)) await Promise.race([new Promise<void>((resolve) => socket.once('drain', () => resolve())), gone]);
+    }
+  }
+
+  #onData(chunk: Buffer): void {
+    if (this.#hung) return;
+    for (const c of this.#decoder.write(chunk)) {
+      if (c === '\r' || c === '\n') {
+        if (!this.#submit()) return;
+      } else {
+        this.#line += c;
+      }
+    }
+  }
+
+  /** False once the session ended. */
+  #submit(): boolean {
+    const text = this.#line.trim();
+    this.#line = '';
+    if (text === '') return true;
+    if (!this.#authed) {
+      const verdict = this.#server.checkPassword(this.#socket.remoteAddress ?? '?', text);
+      if (verdict === 'ok') {
+        this.#authed = true;
+        this.#server.loggedIn(this);
+      } else if (verdict === 'incorrect') {
+        this.sendLines(['Password incorrect, please enter password:']);
+      } else {
+        this.sendLines(['Too many failed login attempts!']);
+        this.#socket.end();
+        return false;
+      }
+      return true;
+    }
+    if (text.toLowerCase() === 'exit') {
+      this.#socket.end();
+      return false;
+    }
+    this.#server.submit(this, text);
+    return true;
+  }
+}

@@ -1,0 +1,365 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { isReadOnlyTShockCommand, runTShockCommand, type Terrarian } from './tshock-commands.js';
+import { unescapeDataString } from './tshock-query.js';
+
+/**
+ * A fake TShock REST API (Terraria) on 127.0.0.1 for `porter demo` and the tests, copying
+ * TShockAPI/Rest (Rest.cs, SecureRest.cs, RestManager.cs, RestObject.cs):
+ * - every answer is an indented JSON object with `status` ("200", "400", …) and the HTTP status
+ *   set to it, `Content-Type: application/json; charset=utf-8`, and `Connection: close`;
+ * - routes match the path without trailing slashes, in any case, by any method; an unknown one
+ *   answers 404 "Specified API endpoint doesn't exist. …";
+ * - the token is the `token` query parameter: none is 401 "Not authorized. The specified API
+ *   endpoint requires a token.", a wrong one 403 "… but the provided token was not valid.", a
+ *   group without `tshock.rest.command` 403 "Not authorized. User "x" has no access to use the
+ *   specified API endpoint." on rawcmd;
+ * - query values are URL-decoded once by the HTTP server (HttpUtility.UrlDecode: `+` is a space),
+ *   the last of repeated names wins, and `cmd` is decoded once more (Uri.UnescapeDataString);
+ * - `/tokentest`, `/v2/players/list` (nickname, username, group, active, state, team) and
+ *   `/v3/server/rawcmd` (`response`: the lines the command printed; an empty `cmd` is 400
+ *   "Missing or empty cmd parameter").
+ * Application tokens are not rate-limited in TShock (only `/v2/token/create` logins are), so
+ * neither are they here.
+ */
+
+export interface TShockServerOptions {
+  /** The one application token (group superadmin) the server accepts. */
+  readonly token: string;
+  /** Who is on at start: names, or whole entries. */
+  readonly players?: ReadonlyArray<string | SimTerrarianInput>;
+  readonly maxPlayers?: number;
+  /** 0 (default) picks a free port. */
+  readonly port?: number;
+  readonly host?: string;
+  readonly logger?: Logger;
+  /** Timestamp source for `executed`; Date.now by default. */
+  readonly now?: () => number;
+}
+
+export interface SimTerrarianInput {
+  readonly nickname: string;
+  /** The TShock account; "" or absent: not logged in. */
+  readonly username?: string;
+  readonly group?: string;
+  /** False: still connecting (listed, but not in the game yet). */
+  readonly active?: boolean;
+}
+
+export interface TShockExecuted {
+  /** The command as TShock received it, specifier included (`/give …`). */
+  readonly command: string;
+  readonly at: number;
+  /** A read-only command (`/who`): skip it when counting deliveries. */
+  readonly query: boolean;
+}
+
+/**
+ * Faults for the next rawcmd that is not read-only:
+ * - hang: runs it and never answers (the connection stays open, nothing is written);
+ * - close-before-answer: runs it, then drops the connection without a byte of answer;
+ * - close-mid-answer: runs it, writes the headers and half the body, then drops the connection;
+ * - close-without-running: drops the connection on receipt; the command does not run;
+ * - exception: runs it, then answers as TShock does when a command throws: 500 with `error`,
+ *   `errormsg` and `stacktrace`;
+ * - proxy-502: does not run it; a reverse proxy's HTML 502 page (TShock behind nginx, stopped);
+ * - garbage: runs it, then answers 200 with a body that is not JSON.
+ */
+export type TShockFault =
+  'hang' | 'close-before-answer' | 'close-mid-answer' | 'close-without-running' | 'exception' | 'proxy-502' | 'garbage';
+
+export interface FakeTShockServer {
+  readonly host: string;
+  readonly port: number;
+  /** `http://host:port`. */
+  readonly url: string;
+  /** Every rawcmd the server ran, in order (read-only ones flagged). */
+  readonly executed: TShockExecuted[];
+  /** HTTP requests received since start, of any kind. */
+  readonly requests: number;
+  /** Requests refused for a missing or wrong token. */
+  readonly authFailures: number;
+  /** `/v2/players/list` requests answered. */
+  readonly playerListReads: number;
+  /** Most requests ever open at once. */
+  readonly maxConcurrent: number;
+  /** Nicknames of the active players. */
+  online(): string[];
+  setOnline(players: ReadonlyArray<string | SimTerrarianInput>): void;
+  join(player: string | SimTerrarianInput): void;
+  leave(nickname: string): void;
+  failNext(fault: TShockFault): void;
+  /** Delays every answer by this long (0: none): a slow server. */
+  setDelay(ms: number): void;
+  setToken(token: string): void;
+  /** The token's group loses (false) or regains (true) tshock.rest.command. */
+  setRawCommandPermission(allowed: boolean): void;
+  /** Stops listening and drops every connection, keeping state: the game server is down. */
+  down(): Promise<void>;
+  /** Listens again on the same port. */
+  up(): Promise<void>;
+  close(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startTShockServer(options: TShockServerOptions): Promise<FakeTShockServer> {
+  const server = new FakeTShockServerImpl(options);
+  await server.up();
+  return server;
+}
+
+/** The application token's user, as ApplicationRestTokens names it. */
+const TOKEN_USER = 'porter';
+
+/** What TShock's HTTP server calls itself (`Server: <assembly>/<version>`). */
+const SERVER_HEADER = 'TShockAPI/5.2.0.0';
+
+type RestObject = Record<string, unknown> & { status: string };
+
+class FakeTShockServerImpl implements FakeTShockServer {
+  readonly host: string;
+  readonly executed: TShockExecuted[] = [];
+  readonly #options: TShockServerOptions;
+  readonly #now: () => number;
+  readonly #sockets = new Set<Socket>();
+  readonly #faults: TShockFault[] = [];
+  #players: Terrarian[] = [];
+  #server: Server | undefined;
+  #port: number;
+  #token: string;
+  #rawCommandAllowed = true;
+  #delayMs = 0;
+  #closed = false;
+  #open = 0;
+  requests = 0;
+  authFailures = 0;
+  playerListReads = 0;
+  maxConcurrent = 0;
+
+  constructor(options: TShockServerOptions) {
+    this.#options = options;
+    this.host = options.host ?? '127.0.0.1';
+    this.#port = options.port ?? 0;
+    this.#token = options.token;
+    this.#now = options.now ?? Date.now;
+    this.setOnline(options.players ?? []);
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  get url(): string {
+    return `http://${this.host}:${this.#port}`;
+  }
+
+  online(): string[] {
+    return this.#players.filter((player) => player.active).map((player) => player.nickname);
+  }
+
+  setOnline(players: ReadonlyArray<string | SimTerrarianInput>): void {
+    this.#players = [];
+    for (const player of players) this.join(player);
+  }
+
+  join(player: string | SimTerrarianInput): void {
+    const input = typeof player === 'string' ? { nickname: player } : player;
+    // One slot per character name here, so that a test's join and leave name one player.
+    if (this.#players.some((online) => online.nickname === input.nickname)) return;
+    this.#players.push({
+      nickname: input.nickname,
+      username: input.username ?? '',
+      group: input.group ?? (input.username ? 'default' : 'guest'),
+      active: input.active ?? true,
+    });
+  }
+
+  leave(nickname: string): void {
+    this.#players = this.#players.filter((player) => player.nickname !== nickname);
+  }
+
+  failNext(fault: TShockFault): void {
+    this.#faults.push(fault);
+  }
+
+  setDelay(ms: number): void {
+    this.#delayMs = ms;
+  }
+
+  setToken(token: string): void {
+    this.#token = token;
+  }
+
+  setRawCommandPermission(allowed: boolean): void {
+    this.#rawCommandAllowed = allowed;
+  }
+
+  async up(): Promise<void> {
+    if (this.#closed) throw new Error('the fake TShock server was closed; start a new one');
+    if (this.#server) return;
+    const server = createServer((request, response) => void this.#handle(request, response));
+    server.on('connection', (socket) => {
+      this.#sockets.add(socket);
+      socket.on('close', () => this.#sockets.delete(socket));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.#port, this.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (error) => this.#options.logger?.warn({ err: error }, 'fake TShock server error'));
+    this.#server = server;
+    this.#port = (server.address() as AddressInfo).port;
+  }
+
+  async down(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    for (const socket of this.#sockets) socket.destroy();
+    this.#sockets.clear();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.down();
+  }
+
+  stop(): Promise<void> {
+    return this.close();
+  }
+
+  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    this.requests += 1;
+    this.#open += 1;
+    this.maxConcurrent = Math.max(this.maxConcurrent, this.#open);
+    response.on('close', () => (this.#open -= 1));
+    const url = new URL(request.url ?? '/', 'http://tshock.invalid');
+    const params = new Map<string, string>();
+    // URLSearchParams decodes as HttpUtility.UrlDecode does; set() keeps the last of repeated names.
+    for (const [name, value] of url.searchParams) params.set(name, value);
+    const route = url.pathname.replace(/\/+$/, '').toLowerCase();
+
+    if (route === '/tokentest') return this.#answer(response, this.#checkToken(params) ?? tokenTest());
+    if (route === '/v2/players/list') {
+      const refused = this.#checkToken(params);
+      if (refused) return this.#answer(response, refused);
+      this.playerListReads += 1;
+      return this.#answer(response, { status: '200', players: this.#players.map(listEntry) });
+    }
+    if (route === '/v3/server/rawcmd') return this.#rawCommand(params, response);
+    return this.#answer(response, {
+      status: '404',
+      error: "Specified API endpoint doesn't exist. Refer to the documentation for a list of valid endpoints.",
+    });
+  }
+
+  /** SecureRest.ExecuteCommand's token check; undefined when the token is good. */
+  #checkToken(params: Map<string, string>): RestObject | undefined {
+    const token = params.get('token');
+    if (token === undefined) {
+      this.authFailures += 1;
+      return { status: '401', error: 'Not authorized. The specified API endpoint requires a token.' };
+    }
+    if (token !== this.#token) {
+      this.authFailures += 1;
+      return { status: '403', error: 'Not authorized. The specified API endpoint requires a token, but the provided token was not valid.' };
+    }
+    return undefined;
+  }
+
+  async #rawCommand(params: Map<string, string>, response: ServerResponse): Promise<void> {
+    const refused = this.#checkToken(params);
+    if (refused) return this.#answer(response, refused);
+    if (!this.#rawCommandAllowed) {
+      return this.#answer(response, {
+        status: '403',
+        error: `Not authorized. User "${TOKEN_USER}" has no access to use the specified API endpoint.`,
+      });
+    }
+    const raw = params.get('cmd');
+    const command = raw === undefined ? undefined : unescapeDataString(raw);
+    if (command === undefined || command.trim() === '')
+      return this.#answer(response, { status: '400', error: 'Missing or empty cmd parameter' });
+    const query = isReadOnlyTShockCommand(command);
+    const fault = query ? undefined : this.#faults.shift();
+    if (fault === 'close-without-running') return void response.socket?.destroy();
+    if (fault === 'proxy-502') return this.#proxyPage(response);
+    this.executed.push({ command, at: this.#now(), query });
+    this.#options.logger?.debug({ command }, 'fake TShock server ran a command');
+    const lines = runTShockCommand(command, { players: this.#players, maxPlayers: this.#options.maxPlayers ?? 8 });
+    switch (fault) {
+      case 'hang':
+        return;
+      case 'close-before-answer':
+        return void response.socket?.destroy();
+      case 'close-mid-answer': {
+        const body = json({ status: '200', response: lines });
+        response.writeHead(200, headers(Buffer.byteLength(body)));
+        response.write(body.slice(0, Math.floor(body.length / 2)), () => response.socket?.destroy());
+        return;
+      }
+      case 'exception':
+        return this.#answer(response, {
+          status: '500',
+          error: 'Internal server error.',
+          errormsg: 'Object reference not set to an instance of an object.',
+          stacktrace: '   at TShockAPI.Commands.Give(CommandArgs args)',
+        });
+      case 'garbage':
+        return this.#write(response, 200, 'Index was outside the bounds of the array.');
+      case undefined:
+        return this.#answer(response, { status: '200', response: lines });
+    }
+  }
+
+  async #answer(response: ServerResponse, object: RestObject): Promise<void> {
+    // Rest.OnRequest: HTTP status from the object's status when it parses as one, else 200.
+    const status = /^\d{3}$/.test(object.status) ? Number(object.status) : 200;
+    await this.#write(response, status, json(object));
+  }
+
+  async #write(response: ServerResponse, status: number, body: string): Promise<void> {
+    if (this.#delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#delayMs));
+    if (response.destroyed) return;
+    response.writeHead(status, headers(Buffer.byteLength(body)));
+    response.end(body);
+  }
+
+  #proxyPage(response: ServerResponse): void {
+    const body =
+      '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n';
+    if (response.destroyed) return;
+    response.writeHead(502, { 'Content-Type': 'text/html', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+    response.end(body);
+  }
+}
+
+function headers(length: number): Record<string, string | number> {
+  return { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': length, Server: SERVER_HEADER, Connection: 'close' };
+}
+
+/** Newtonsoft's Formatting.Indented: two spaces. */
+function json(object: RestObject): string {
+  return JSON.stringify(object, null, 2);
+}
+
+function tokenTest(): RestObject {
+  return { status: '200', response: 'Token is valid and was passed through correctly.', associateduser: TOKEN_USER };
+}
+
+/** RestManager.PlayerFilter without the ip (the token's group would need tshock.rest.viewips). */
+function listEntry(player: Terrarian): Record<string, unknown> {
+  // State 10 is a client in the game; a connecting one is still on the way there.
+  return {
+    nickname: player.nickname,
+    username: player.username,
+    group: player.group,
+    active: player.active,
+    state: player.active ? 10 : 2,
+    team: 0,
+  };
+}

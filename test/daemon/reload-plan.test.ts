@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { parseConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { describePlan, effectiveConfig, planReload } from '../../src/daemon/reload-plan.js';
+import { OTHER_ID, PASSWORD, SERVER_ID, TOKEN } from '../config/helpers.js';
+
+/** What a reloaded configuration does to a running porter, decided without processes. */
+
+const THIRD_ID = '3d6a4adc-4fc3-43f4-8a5e-2238f5eec649';
+const rcon = (port: number, password = PASSWORD) => ({ type: 'rcon', port, password });
+
+async function config(
+  edit: (raw: { api: Record<string, unknown>; servers: Array<Record<string, unknown>>; [key: string]: unknown }) => void,
+) {
+  const raw = {
+    api: { baseUrl: 'https://seller.example.com', token: TOKEN } as Record<string, unknown>,
+    servers: [
+      { id: SERVER_ID, name: 'lobby', executor: rcon(25575) },
+      { id: OTHER_ID, name: 'survival', executor: rcon(25576) },
+    ] as Array<Record<string, unknown>>,
+    stateDir: '/var/lib/porter',
+  };
+  edit(raw);
+  return parseConfig(raw, '/etc/porter', {});
+}
+
+const same = () => config(() => {});
+
+describe('planReload', () => {
+  test('the same files change nothing', async () => {
+    const plan = planReload(await same(), await same());
+    assert.deepEqual(
+      { ...plan, added: plan.added.length, changed: plan.changed.length },
+      { deferred: [], added: 0, removed: [], changed: 0, newApiClient: false, tokenChanged: false },
+    );
+    assert.equal(describePlan(plan, await same()), 'no change');
+  });
+
+  test('a server added, one removed and one changed are told apart by id', async () => {
+    const running = await same();
+    const next = await config((raw) => {
+      raw.servers = [
+        { id: SERVER_ID.toUpperCase(), name: 'lobby', executor: rcon(25575, 'a-new-password') },
+        { id: THIRD_ID, name: 'creative', executor: rcon(25577) },
+      ];
+    });
+    const plan = planReload(running, next);
+    assert.deepEqual(
+      plan.added.map((s) => s.name),
+      ['creative'],
+    );
+    assert.deepEqual(plan.removed, [OTHER_ID]);
+    assert.deepEqual(
+      plan.changed.map((s) => s.name),
+      ['lobby'],
+      'the id matches whatever its case; the new password makes it a change',
+    );
+    assert.equal(describePlan(plan, running), 'added creative; removed survival; restarted lobby');
+  });
+
+  test('a new token is swapped in place: no loop restarts', async () => {
+    const plan = planReload(
+      await same(),
+      await config((raw) => {
+        raw.api.token = 'gci_rotated_0123456789';
+      }),
+    );
+    assert.equal(plan.tokenChanged, true);
+    assert.equal(plan.changed.length, 0);
+    assert.equal(plan.newApiClient, false);
+  });
+
+  test('a new API address or poll pace restarts every loop; only the address needs a new client', async () => {
+    const moved = planReload(
+      await same(),
+      await config((raw) => {
+        raw.api.baseUrl = 'https://other.example.com';
+      }),
+    );
+    assert.equal(moved.newApiClient, true);
+    assert.equal(moved.changed.length, 2);
+    const paced = planReload(
+      await same(),
+      await config((raw) => {
+        raw.poll = { idleMs: 3000 };
+      }),
+    );
+    assert.equal(paced.newApiClient, false);
+    assert.equal(paced.changed.length, 2);
+  });
+
+  test('budget, health and log wait for a restart and keep their running values', async () => {
+    const running = await same();
+    const next = await config((raw) => {
+      raw.api.budget = { perWindow: 60 };
+      raw.health = { listen: '127.0.0.1:9100' };
+      raw.log = { level: 'debug' };
+    });
+    const plan = planReload(running, next);
+    assert.equal(plan.deferred.length, 3);
+    assert.match(plan.deferred.join('\n'), /api\.budget/);
+    const effective: Config = effectiveConfig(running, next);
+    assert.deepEqual(effective.api.budget, running.api.budget);
+    assert.equal(effective.health, undefined);
+    assert.equal(effective.log.level, 'info');
+    assert.equal(planReload(effective, effective).deferred.length, 0);
+  });
+
+  test('a new stateDir is refused whole: the journal and lock are in the old one', async () => {
+    const plan = planReload(
+      await same(),
+      await config((raw) => {
+        raw.stateDir = '/srv/porter-state';
+      }),
+    );
+    assert.match(plan.rejected ?? '', /stateDir changed from \/var\/lib\/porter to \/srv\/porter-state.*restart/);
+  });
+});

@@ -1,0 +1,95 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from './wait-for.js';
+
+/**
+ * A real terminal driven as a person would: a program runs in a detached tmux pane, the test
+ * reads the screen (capture-pane) and types (send-keys). Each terminal has its own tmux server
+ * socket, so parallel tests never share one, and `close()` kills it.
+ */
+export class Terminal {
+  readonly #socket = `porter-test-${randomBytes(6).toString('hex')}`;
+  readonly #exitDir = mkdtempSync(join(tmpdir(), 'porter-tty-exit-'));
+  readonly #exitFile = join(this.#exitDir, 'status');
+
+  /** Starts the Node.js program `args` (no shell) in an 120×40 pane with `env` added to the environment. */
+  constructor(args: readonly string[], env: Readonly<Record<string, string>>, cwd: string) {
+    const vars = Object.entries({ ...env, PORTER_TEST_EXIT_FILE: this.#exitFile }).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
+    const preload = new URL('./record-exit.js', import.meta.url).href;
+    this.#tmux([
+      'new-session',
+      '-d',
+      '-s',
+      'porter',
+      '-x',
+      '120',
+      '-y',
+      '40',
+      '-c',
+      cwd,
+      ...vars,
+      process.execPath,
+      '--import',
+      preload,
+      ...args,
+    ]);
+    // Keep the screen after the program ends, so its last words can be read.
+    this.#tmux(['set-option', '-t', 'porter', 'remain-on-exit', 'on']);
+  }
+
+  #tmux(args: readonly string[]): string {
+    return execFileSync('tmux', ['-L', this.#socket, ...args], { encoding: 'utf8' });
+  }
+
+  screen(): string {
+    return this.#tmux(['capture-pane', '-p', '-J', '-t', 'porter', '-S', '-200']);
+  }
+
+  /** Types literal text (no key names interpreted). */
+  type(text: string): void {
+    this.#tmux(['send-keys', '-t', 'porter', '-l', text]);
+  }
+
+  /** Presses keys by tmux name: Enter, Down, BSpace, C-c… */
+  press(...keys: string[]): void {
+    this.#tmux(['send-keys', '-t', 'porter', ...keys]);
+  }
+
+  /** Waits until the screen shows `pattern` (after `after` characters of it, to skip older text). */
+  async waitFor(pattern: RegExp, what: string, after = 0): Promise<string> {
+    let screen = '';
+    try {
+      await waitFor(
+        () => {
+          screen = this.screen();
+          return pattern.test(screen.slice(after));
+        },
+        { timeoutMs: 30_000, intervalMs: 50, what },
+      );
+    } catch (error) {
+      throw new Error(`${(error as Error).message}; the screen:\n${screen}`);
+    }
+    return screen;
+  }
+
+  /** The program's exit status once it ended, else undefined. */
+  exitStatus(): number | undefined {
+    try {
+      return Number(readFileSync(this.#exitFile, 'utf8'));
+    } catch {
+      return undefined;
+    }
+  }
+
+  close(): void {
+    try {
+      this.#tmux(['kill-server']);
+    } catch {
+      // already gone
+    }
+    rmSync(this.#exitDir, { recursive: true, force: true });
+  }
+}
