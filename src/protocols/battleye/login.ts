@@ -73,6 +73,8 @@ export function loginOverUdp(options: LoginOptions, signal?: AbortSignal): Promi
         );
         return;
       }
+      // A server message that comes before the connection listens is not lost: BattlEye sends it
+      // again until it is acknowledged.
       finish();
       resolve(socket);
     });
