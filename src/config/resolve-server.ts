@@ -14,6 +14,8 @@ export function defaultPreset(executorType: ExecutorConfig['type']): PresetName 
       return 'rust';
     case 'tshock':
       return 'terraria';
+    case 'battleye':
+      return 'dayz';
     case 'script':
       // Players of a script server come from `players.exec` when given; the preset then only
       // supplies failure patterns and a deny list, and a script has no game to take them from.
@@ -67,6 +69,10 @@ function resolveExecutor(executor: ExecutorConfig, preset: PresetName, baseDir: 
       return { ...rest, password: password ?? '' };
     }
     case 'tshock': {
+      const { password: _inline, passwordFile: _file, ...rest } = executor;
+      return { ...rest, password: password ?? '' };
+    }
+    case 'battleye': {
       const { password: _inline, passwordFile: _file, ...rest } = executor;
       return { ...rest, password: password ?? '' };
     }

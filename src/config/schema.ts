@@ -103,6 +103,19 @@ export const tshockExecutorSchema = z.strictObject({
   connectTimeoutMs: positiveMs(5000).describe('Deadline for the TCP connect of one request.'),
 });
 
+/**
+ * BattlEye has no fixed RCon port: RConPort in BEServer_x64.cfg sets it. 2305 (game port + 3) is
+ * what hosting panels and admin tools set for DayZ by default; Arma 3 guides often use 2306.
+ */
+export const battleyeExecutorSchema = z.strictObject({
+  type: z.literal('battleye'),
+  host: z.string().min(1).default('127.0.0.1'),
+  port: port.default(2305).describe('RConPort from BEServer_x64.cfg (UDP).'),
+  ...secretSources,
+  timeoutMs: positiveMs(5000).describe("Deadline for one command's answer; an unanswered command's outcome is unknown."),
+  connectTimeoutMs: positiveMs(5000).describe('Deadline for the login answer.'),
+});
+
 export const scriptExecutorSchema = z.strictObject({
   type: z.literal('script'),
   exec: z.array(z.string().min(1)).min(1).describe('Executable and fixed arguments; the command is appended as the last argument.'),
@@ -115,6 +128,7 @@ export const executorSchema = z.discriminatedUnion('type', [
   scriptExecutorSchema,
   telnetExecutorSchema,
   tshockExecutorSchema,
+  battleyeExecutorSchema,
 ]);
 
 export const presetNames = GAME_NAMES;
@@ -125,7 +139,7 @@ export const playersSchema = z
       .enum(presetNames)
       .optional()
       .describe(
-        'Game preset; default minecraft for rcon, rust for webrcon, 7dtd for telnet, terraria for tshock, none for script without exec.',
+        'Game preset; default minecraft for rcon, rust for webrcon, 7dtd for telnet, terraria for tshock, dayz for battleye, none for script without exec.',
       ),
     command: z.string().min(1).optional().describe('custom preset: console command that lists players.'),
     pattern: z.string().min(1).optional().describe('custom preset: regular expression with a named group "id", applied to every line.'),
@@ -320,7 +334,7 @@ export type PlayersConfig = z.output<typeof playersSchema>;
 
 /**
  * After loading: paths absolute, secrets resolved from file/env/credentials into plain fields.
- * `api.token` and every rcon/webrcon/telnet/tshock `password` are guaranteed present.
+ * `api.token` and every rcon/webrcon/telnet/tshock/battleye `password` are guaranteed present.
  */
 export type Config = Omit<ParsedConfig, 'api' | 'servers'> & {
   readonly configPath: string;
@@ -342,7 +356,8 @@ export type ResolvedExecutor =
   | (Omit<z.output<typeof webrconExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
   | z.output<typeof scriptExecutorSchema>
   | (Omit<z.output<typeof telnetExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
-  | (Omit<z.output<typeof tshockExecutorSchema>, 'password' | 'passwordFile'> & { password: string });
+  | (Omit<z.output<typeof tshockExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
+  | (Omit<z.output<typeof battleyeExecutorSchema>, 'password' | 'passwordFile'> & { password: string });
 
 export type ResolvedServer = Omit<ServerConfig, 'executor' | 'players'> & {
   readonly executor: ResolvedExecutor;

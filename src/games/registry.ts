@@ -1,8 +1,10 @@
 import { ConfigError } from '../errors.js';
 import type { Game } from './game.js';
 import { arkGame } from './ark.js';
+import { arma3Game } from './arma3.js';
 import { conanGame } from './conan.js';
 import { createCustomGame } from './custom.js';
+import { dayzGame } from './dayz.js';
 import { factorioGame } from './factorio.js';
 import { createMinecraftGame } from './minecraft.js';
 import { noneGame } from './none.js';
@@ -27,6 +29,8 @@ export const GAME_NAMES = [
   'zomboid',
   '7dtd',
   'terraria',
+  'dayz',
+  'arma3',
   'custom',
   'none',
 ] as const;
@@ -70,6 +74,10 @@ export function gameFor(players: GameChoice): Game {
       return sevenDaysGame;
     case 'terraria':
       return terrariaGame;
+    case 'dayz':
+      return dayzGame;
+    case 'arma3':
+      return arma3Game;
     case 'none':
       return noneGame;
     case 'custom':

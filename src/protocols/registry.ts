@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { ResolvedExecutor } from '../config/schema.js';
+import { BattlEyeExecutor } from './battleye/executor.js';
 import type { Executor } from './executor.js';
 import { RconExecutor } from './rcon/executor.js';
 import { ScriptExecutor } from './script/executor.js';
@@ -14,6 +15,8 @@ export function createExecutor(config: ResolvedExecutor, deps: { logger: Logger;
       return new RconExecutor(config, deps);
     case 'webrcon':
       return new WebRconExecutor(config, deps);
+    case 'battleye':
+      return new BattlEyeExecutor(config, deps);
     case 'script':
       return new ScriptExecutor(config, deps);
     case 'telnet':

@@ -28,6 +28,8 @@ export interface DemoGame {
   readonly absent: string;
   readonly purchases: readonly DemoPurchase[];
   readonly thanks: string;
+  /** The config's `failurePatterns`, for a game whose failure answers come from a mod. */
+  readonly failurePatterns?: readonly string[];
   start(password: string, online: readonly string[]): Promise<DemoGameServer>;
 }
 
@@ -63,6 +65,21 @@ async function tshockGame(token: string, online: readonly string[]): Promise<Dem
   return {
     address: `TShock REST ${server.url}`,
     executor: { type: 'tshock', host: server.host, port: server.port },
+    join: (player: string) => server.join(player),
+    close: () => server.close(),
+  };
+}
+
+async function dayzGame(password: string, online: readonly string[]): Promise<DemoGameServer> {
+  const [{ startBattlEyeServer }, { demoStoreMod }] = await Promise.all([
+    import('./battleye-server.js'),
+    import('./battleye-store-mod.js'),
+  ]);
+  const server = await startBattlEyeServer({ password, players: [...online] });
+  server.setHandler(demoStoreMod);
+  return {
+    address: `BattlEye RCon ${server.host}:${server.port} (UDP)`,
+    executor: { type: 'battleye', host: server.host, port: server.port },
     join: (player: string) => server.join(player),
     close: () => server.close(),
   };
@@ -129,6 +146,22 @@ export const DEMO_GAMES = {
     ],
     thanks: '/say Thanks for supporting the server!',
     start: (token, online) => tshockGame(token, online),
+  },
+  dayz: {
+    title: 'DayZ',
+    preset: 'dayz',
+    online: 'Survivor',
+    joiner: 'Smith, John',
+    absent: 'Ghost',
+    purchases: [
+      { command: 'shop give "Survivor" AKM', player: 'Survivor', offlineExecute: false },
+      { command: 'shop give "Survivor" Mag_AKM_30Rnd 3', player: 'Survivor', offlineExecute: true },
+      { command: 'shop give "Smith, John" BakedBeansCan 5', player: 'Smith, John', offlineExecute: false },
+      { command: 'shop give "Ghost" AKM', player: 'Ghost', offlineExecute: true },
+    ],
+    thanks: 'say -1 Thanks for supporting the server!',
+    failurePatterns: ['is not on the server$'],
+    start: dayzGame,
   },
 } as const satisfies Record<string, DemoGame>;
 

@@ -59,6 +59,7 @@ async function demonstrate(
             name: `demo-${options.game}`,
             executor: { ...game.executor, passwordFile: './game-password' },
             players: { preset: scenario.preset, refreshMs: 1000 },
+            ...(scenario.failurePatterns ? { failurePatterns: scenario.failurePatterns } : {}),
           },
         ],
         poll: { idleMs: 1000 },

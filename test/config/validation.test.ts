@@ -63,8 +63,8 @@ describe('schema problems', () => {
       }),
     );
     assert.deepEqual(problems, [
-      'servers[0].executor.type: expected one of "rcon", "webrcon", "script", "telnet", "tshock"',
-      'servers[1].executor.type: missing: expected one of "rcon", "webrcon", "script", "telnet", "tshock"',
+      'servers[0].executor.type: expected one of "rcon", "webrcon", "script", "telnet", "tshock", "battleye"',
+      'servers[1].executor.type: missing: expected one of "rcon", "webrcon", "script", "telnet", "tshock", "battleye"',
     ]);
   });
 

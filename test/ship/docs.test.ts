@@ -172,6 +172,8 @@ describe('docs', () => {
       'Project Zomboid',
       'Rust',
       'Terraria',
+      'DayZ',
+      'Arma 3',
       'Any other game',
     ]) {
       assert.ok(

@@ -1,0 +1,159 @@
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../../clock.js';
+import type { ResolvedExecutor } from '../../config/schema.js';
+import { CommandRefusedError, NotSentError } from '../../errors.js';
+import { DEFAULT_RECONNECT_BACKOFF, type BackoffPolicy } from '../../net/backoff.js';
+import { ReconnectingLink } from '../../net/reconnecting-link.js';
+import { SerialLane } from '../../serial-lane.js';
+import { MAX_ANSWER_BYTES } from '../answer-limit.js';
+import { assertSingleLine, type ExecutionContext, type Executor, type ExecutorStats } from '../executor.js';
+import { BattlEyeConnection } from './connection.js';
+import { BattlEyeConnectError } from './errors.js';
+import { MAX_COMMAND_BYTES } from './packet.js';
+import { emptyTraffic, type BattlEyeTraffic } from './traffic.js';
+
+export type BattlEyeExecutorConfig = Extract<ResolvedExecutor, { type: 'battleye' }>;
+
+export interface BattlEyeExecutorDeps {
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  readonly backoff?: BackoffPolicy;
+  /** For tests of the jitter; Math.random otherwise. */
+  readonly random?: () => number;
+  /**
+   * An empty command goes out after this long without a command. BattlEye drops a client that sent
+   * no command for 45 s; clients commonly use 30 s, which leaves room for a lost datagram.
+   */
+  readonly keepaliveMs?: number;
+  /** For tests of the cap; MAX_ANSWER_BYTES otherwise. */
+  readonly maxAnswerBytes?: number;
+}
+
+const DEFAULT_KEEPALIVE_MS = 30_000;
+
+/**
+ * DayZ and Arma 3 over BattlEye RCon (UDP): one logged-in client per server, one command in
+ * flight at a time, reconnecting (a new socket and login) with backoff whenever the connection
+ * ends. The outcome errors follow the Executor contract: CommandRefusedError before sending,
+ * NotSentError while not logged in or when the datagram could not leave, OutcomeUnknownError
+ * once it left without an answer, CredentialsError when the password is rejected.
+ */
+export class BattlEyeExecutor implements Executor {
+  readonly connectedText: string;
+  readonly #config: BattlEyeExecutorConfig;
+  readonly #logger: Logger;
+  readonly #lane = new SerialLane();
+  readonly #traffic = emptyTraffic();
+  readonly #link: ReconnectingLink<BattlEyeConnection>;
+
+  constructor(config: BattlEyeExecutorConfig, deps: BattlEyeExecutorDeps) {
+    this.#config = config;
+    const address = `${config.host}:${config.port}`;
+    this.connectedText = `BattlEye RCon login to ${address} (UDP) accepted`;
+    this.#logger = deps.logger.child({ executor: 'battleye', battleye: address });
+    const clock = deps.clock ?? systemClock;
+    const connectionOptions = {
+      host: config.host,
+      port: config.port,
+      password: config.password,
+      connectTimeoutMs: config.connectTimeoutMs,
+      timeoutMs: config.timeoutMs,
+      keepaliveMs: deps.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
+      maxAnswerBytes: deps.maxAnswerBytes ?? MAX_ANSWER_BYTES,
+      clock,
+      logger: this.#logger,
+      traffic: this.#traffic,
+    };
+    this.#link = new ReconnectingLink<BattlEyeConnection>({
+      transport: {
+        open: (signal) => BattlEyeConnection.open(connectionOptions, signal),
+        isOpen: (connection) => connection.isOpen,
+        watch: (connection, ended) => connection.onEnd(ended),
+        drop: (connection) => connection.close(),
+        release: (connection) => connection.close(),
+      },
+      wording: {
+        subject: `the BattlEye RCon session to ${address}`,
+        ConnectError: BattlEyeConnectError,
+        connected: 'BattlEye RCon logged in',
+        reconnected: 'BattlEye RCon logged in again',
+        lost: 'BattlEye RCon connection lost; logging in again',
+        retrying: 'BattlEye RCon login failed; retrying with backoff',
+        refused: 'BattlEye RCon password rejected; not reconnecting until the configuration is fixed',
+      },
+      backoff: deps.backoff ?? DEFAULT_RECONNECT_BACKOFF,
+      logger: this.#logger,
+      clock,
+      random: deps.random ?? Math.random,
+    });
+  }
+
+  isReady(): boolean {
+    return this.#link.isReady();
+  }
+
+  stats(): ExecutorStats {
+    return { connected: this.isReady(), reconnects: this.#link.reconnects };
+  }
+
+  /** Datagrams dropped or ignored, messages acknowledged, keepalives sent, since this executor started. */
+  traffic(): Readonly<BattlEyeTraffic> {
+    return { ...this.#traffic };
+  }
+
+  /** One login attempt now (or joins the one under way); does not retry (waitReady does). */
+  connect(signal?: AbortSignal): Promise<void> {
+    return this.#link.connect(signal);
+  }
+
+  waitReady(signal?: AbortSignal): Promise<void> {
+    return this.#link.waitReady(signal);
+  }
+
+  /** Runs a delivery command, after an empty command has shown the server is there (see BattlEyeConnection.probe). */
+  execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
+    this.#logger.debug({ commandId: context.id, serverId: context.serverId }, 'sending command over BattlEye RCon');
+    return this.#request(command, true, signal);
+  }
+
+  query(command: string, signal?: AbortSignal): Promise<string> {
+    return this.#request(command, false, signal);
+  }
+
+  async close(): Promise<void> {
+    if (this.#link.closed) return;
+    await Promise.allSettled([this.#link.close(), this.#lane.idle()]);
+  }
+
+  async #request(command: string, probeFirst: boolean, signal?: AbortSignal): Promise<string> {
+    assertSingleLine(command);
+    const bytes = Buffer.byteLength(command, 'utf8');
+    if (bytes > MAX_COMMAND_BYTES) {
+      throw new CommandRefusedError(
+        `the command is ${bytes} bytes, more than one BattlEye RCon datagram carries (${MAX_COMMAND_BYTES}); it was not sent`,
+      );
+    }
+    this.#link.throwIfUnusable();
+    let started = false;
+    try {
+      return await this.#lane.run(async () => {
+        started = true;
+        this.#link.throwIfUnusable();
+        const connection = this.#link.connection;
+        if (!connection?.isOpen) {
+          this.#link.ensureReconnecting();
+          throw new NotSentError(
+            `BattlEye RCon at ${this.#config.host}:${this.#config.port} is not logged in (porter is logging in again); the command was not sent`,
+          );
+        }
+        if (probeFirst) await connection.probe(this.#config.timeoutMs, signal);
+        return await connection.request(command, this.#config.timeoutMs, signal);
+      }, signal);
+    } catch (error) {
+      if (started) throw error;
+      throw new NotSentError('the command was cancelled while waiting for the BattlEye RCon connection; it was not sent', {
+        cause: signal?.reason,
+      });
+    }
+  }
+}
