@@ -4,6 +4,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { startBattlEyeServer } from '../../src/sim/battleye-server.js';
 import { startRconServer } from '../../src/sim/rcon-server.js';
 import { startTelnetServer } from '../../src/sim/telnet-server.js';
 import { startTShockServer } from '../../src/sim/tshock-server.js';
@@ -36,6 +37,8 @@ interface GameCase {
   readonly fixturePort: number;
   /** The settings do not name the port (CS2: the game port): the simulator's goes in by --rcon-port. */
   readonly portFlag?: boolean;
+  /** What the screen must also say about this folder. */
+  readonly says?: RegExp;
   start(password: string): Promise<RunningGame>;
 }
 
@@ -49,6 +52,13 @@ const rcon =
 
 const GAMES: readonly GameCase[] = [
   { fixture: 'minecraft', password: 'mcFixtureRcon25575', fixturePort: 25575, start: rcon({ flavour: 'minecraft', players: ['Steve'] }) },
+  {
+    fixture: 'minecraft-itzg',
+    password: '3f9c0a7be15d42c8a06e9b71',
+    says: /makes a new RCON password at every start/,
+    fixturePort: 25575,
+    start: rcon({ flavour: 'minecraft', players: ['Alex'] }),
+  },
   { fixture: 'zomboid', password: 'zomboidFixtureRcon27015', fixturePort: 27015, start: rcon({ flavour: 'source', game: 'zomboid' }) },
   { fixture: 'palworld', password: 'palFixtureAdmin8211', fixturePort: 25575, start: rcon({ flavour: 'id0' }) },
   { fixture: 'source', password: 'cs2FixtureRcon27015', fixturePort: 27015, portFlag: true, start: rcon({ flavour: 'source' }) },
@@ -103,6 +113,15 @@ const GAMES: readonly GameCase[] = [
       return { port: server.port, close: () => server.close() };
     },
   },
+  ...(['dayz', 'arma3'] as const).map((fixture): GameCase => ({
+    fixture,
+    password: fixture === 'dayz' ? 'dayzFixtureRcon2305' : 'arma3FixtureRcon2306',
+    fixturePort: fixture === 'dayz' ? 2305 : 2306,
+    start: async (password) => {
+      const server = await startBattlEyeServer({ password });
+      return { port: server.port, close: () => server.close() };
+    },
+  })),
 ];
 
 /** A copy of the fixture folder whose settings name `port` instead of the fixture's. */
@@ -188,6 +207,7 @@ describe('porter init in a terminal', { skip }, () => {
         const screen = await terminal.waitFor(/porter run -c/, 'the next steps');
         assert.match(screen, /login to 127\.0\.0\.1:\d+ accepted|accepted/);
         assert.ok(!screen.includes(game.password) && !screen.includes(SIM_TOKEN), 'no secret on the screen');
+        if (game.says) assert.match(screen.replace(/\s*\n[│\s]*/g, ' '), game.says);
         await waitFor(() => terminal.exitStatus() !== undefined, { ...WAIT, what: 'porter init to end' });
         assert.equal(terminal.exitStatus(), 0, terminal.screen());
         const config = join(work, game.fixture, 'config.json');
