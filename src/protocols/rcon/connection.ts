@@ -1,6 +1,7 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { startDeadline, systemClock, type Clock } from '../../clock.js';
+import { systemClock, type Clock } from '../../clock.js';
+import { stepWithin } from '../step.js';
 import { CredentialsError, NotSentError, OutcomeUnknownError } from '../../errors.js';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES } from '../answer-limit.js';
 import { PacketDecoder, type RconPacket } from './codec.js';
@@ -224,45 +225,21 @@ export class RconConnection {
     });
   }
 
-  /**
-   * Runs one outstanding step with a deadline and an abort signal. `start` writes whatever it needs
-   * and returns the handlers the socket's events are routed to until the step settles.
-   */
+  /** Runs one outstanding step (see stepWithin): its handlers receive what the socket brings until it settles. */
   #within<T>(
     timeoutMs: number,
     signal: AbortSignal | undefined,
     what: string,
     start: (resolve: (value: T) => void, reject: (reason: Error) => void) => Outstanding,
   ): Promise<T> {
-    return new Promise<T>((resolvePromise, rejectPromise) => {
-      let settled = false;
-      let cancelDeadline = (): void => {};
-      const finish = () => {
-        settled = true;
-        this.#outstanding = undefined;
-        cancelDeadline();
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const resolve = (value: T) => {
-        if (settled) return;
-        finish();
-        resolvePromise(value);
-      };
-      const reject = (reason: Error) => {
-        if (settled) return;
-        finish();
-        rejectPromise(reason);
-      };
-      const onAbort = () => reject(new Error(`cancelled while ${what}`, { cause: signal?.reason }));
-      if (this.#endReason) {
-        reject(this.#endReason);
-        return;
-      }
-      signal?.addEventListener('abort', onAbort, { once: true });
-      cancelDeadline = startDeadline(this.#clock, timeoutMs, () => reject(new Error(`timed out after ${timeoutMs} ms ${what}`)));
-      this.#outstanding = start(resolve, reject);
-      if (signal?.aborted) onAbort();
-    });
+    const host = {
+      clock: this.#clock,
+      endReason: this.#endReason,
+      track: (handlers: Outstanding | undefined) => {
+        this.#outstanding = handlers;
+      },
+    };
+    return stepWithin(host, timeoutMs, signal, what, start);
   }
 
   #onData(chunk: Buffer): void {

@@ -1,0 +1,54 @@
+import { startDeadline, type Clock } from '../clock.js';
+
+/** What a connection tells `stepWithin` about itself; the step's handlers are its own type `H`. */
+interface StepHost<H> {
+  readonly clock: Clock;
+  /** Why the connection ended, if it did: a step started then fails at once with it. */
+  readonly endReason: Error | undefined;
+  /** Receives the running step's handlers, and undefined once it settles. */
+  track(handlers: H | undefined): void;
+}
+
+/**
+ * One outstanding step of a stream connection (connecting, a login, a command's answer) with a
+ * deadline and an abort signal: `start` writes whatever it needs and returns the handlers the
+ * connection routes what it reads to until the step settles. RCON and telnet connections both
+ * run their steps through this, one at a time.
+ */
+export function stepWithin<T, H>(
+  host: StepHost<H>,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  what: string,
+  start: (resolve: (value: T) => void, reject: (reason: Error) => void) => H,
+): Promise<T> {
+  return new Promise<T>((resolvePromise, rejectPromise) => {
+    let settled = false;
+    let cancelDeadline = (): void => {};
+    const finish = () => {
+      settled = true;
+      host.track(undefined);
+      cancelDeadline();
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const resolve = (value: T) => {
+      if (settled) return;
+      finish();
+      resolvePromise(value);
+    };
+    const reject = (reason: Error) => {
+      if (settled) return;
+      finish();
+      rejectPromise(reason);
+    };
+    const onAbort = () => reject(new Error(`cancelled while ${what}`, { cause: signal?.reason }));
+    if (host.endReason) {
+      reject(host.endReason);
+      return;
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    cancelDeadline = startDeadline(host.clock, timeoutMs, () => reject(new Error(`timed out after ${timeoutMs} ms ${what}`)));
+    host.track(start(resolve, reject));
+    if (signal?.aborted) onAbort();
+  });
+}
