@@ -3,7 +3,6 @@ import { DEFAULT_HISTORY_LIMIT, parseHistoryQuery, selectHistory } from '../deli
 import { action } from './common.js';
 
 /** EX_USAGE: a flag or a value the command cannot use (docs/design.md#cli-and-exit-codes). */
-const USAGE_EXIT = 64;
 
 interface HistoryOptions {
   config?: string;
@@ -37,11 +36,10 @@ export function registerHistory(program: Command): void {
         '  porter history -c config.json --player Steve',
         '  porter history -c config.json --failed --since 2h --json',
         '',
-        'Exit codes: 0 answered (also when nothing matched), 64 a flag value it cannot use, 78 a bad config.',
+        'Exit codes: 0 answered (also when nothing matched), 64 a flag or flag value it cannot use, 78 a bad config.',
       ].join('\n'),
     )
     // commander's own usage errors (an unknown flag, a missing value) exit 1 by default; here they are usage errors too.
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : USAGE_EXIT))
     .action(
       action(async (options: HistoryOptions) => {
         // Flag values first: a mistyped --since is reported before the config is even read.

@@ -37,9 +37,11 @@ const program = new Command()
   )
   .version(packageVersion())
   .showHelpAfterError()
+  // A flag, argument or command commander cannot use is EX_USAGE, for every command; help and --version are 0.
+  .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 64))
   .addHelpText(
     'after',
-    '\nExit codes: 0 clean stop, 78 configuration or credentials error (do not restart), 1 anything else.\nQuick look without a store: porter demo',
+    '\nExit codes: 0 clean stop, 78 configuration or credentials error (do not restart), 64 a flag or command it cannot use, 1 anything else.\nQuick look without a store: porter demo',
   );
 
 registerRun(program);
