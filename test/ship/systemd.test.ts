@@ -86,7 +86,7 @@ describe('systemd/porter.service', { skip }, () => {
     assert.equal(one('ConfigurationDirectory'), 'porter');
     assert.ok(d.get('LoadCredential')?.some((v) => v.startsWith('porter-api-token:')));
     assert.equal(one('Restart'), 'on-failure');
-    assert.equal(one('RestartPreventExitStatus'), '78');
+    assert.equal(one('RestartPreventExitStatus'), '78 64');
     for (const key of ['NoNewPrivileges', 'PrivateTmp', 'PrivateDevices']) assert.equal(one(key), 'yes', key);
     assert.equal(one('ProtectSystem'), 'strict');
     assert.match(one('ProtectHome') ?? '', /^(yes|read-only|tmpfs)$/);
