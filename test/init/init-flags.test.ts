@@ -153,6 +153,23 @@ describe('porter init from flags (no terminal)', () => {
     assert.ok(!existsSync(join(work, 'bad-password-dir')));
   });
 
+  test('a store plan without API access (402): exit 78 saying so, nothing written', async () => {
+    api.inject(
+      'servers',
+      {
+        status: 402,
+        contentType: 'application/problem+json',
+        body: JSON.stringify({ type: 'about:blank', title: 'Payment Required', status: 402, code: 'PLAN_FEATURE_REQUIRED' }),
+      },
+      { times: 1 },
+    );
+    const dir = join(work, 'no-plan');
+    const result = await porter(flags(dir, ['--yes']));
+    assert.equal(result.code, 78, result.stdout + result.stderr);
+    assert.match(result.stderr, /plan does not include API access \(402\)/);
+    assert.ok(!existsSync(dir));
+  });
+
   test('--systemd: the secrets where the unit loads its credentials from, the config naming none, state in /var/lib/porter', async () => {
     const dir = join(work, 'etc-porter');
     const result = await porter(flags(dir, ['--yes', '--systemd']));
