@@ -1,5 +1,11 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { action, rememberSecret } from './common.js';
+
+function port(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < 1 || number > 65535) throw new InvalidArgumentError('expected a port, 1 to 65535');
+  return number;
+}
 
 export function registerInit(program: Command): void {
   program
@@ -11,7 +17,7 @@ export function registerInit(program: Command): void {
     .option('--game <name>', 'the game, when detection is not wanted or finds several (env PORTER_GAME)')
     .option('--game-dir <dir>', "the game server's folder to read its settings from (env PORTER_GAME_DIR; default: here)")
     .option('--rcon-host <host>', 'game server console host (env PORTER_RCON_HOST)')
-    .option('--rcon-port <port>', 'game server console port (env PORTER_RCON_PORT)', (value) => Number.parseInt(value, 10))
+    .option('--rcon-port <port>', 'game server console port (env PORTER_RCON_PORT)', port)
     .option('--rcon-password-file <file>', 'file holding the console password (env PORTER_RCON_PASSWORD holds it itself)')
     .option(
       '--dir <dir>',

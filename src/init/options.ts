@@ -1,3 +1,5 @@
+import { ConfigError } from '../errors.js';
+
 /**
  * The answers `porter init` can be given up front, from flags or (same meaning) environment
  * variables; flags win. Whatever is still missing is asked on a terminal.
@@ -39,6 +41,9 @@ export const OPTION_ENV = {
 export function withEnvironment(options: InitOptions, env: NodeJS.ProcessEnv): InitOptions {
   const from = (name: string) => (env[name] !== undefined && env[name] !== '' ? env[name] : undefined);
   const port = from(OPTION_ENV.rconPort);
+  if (options.rconPort === undefined && port !== undefined && !/^\d+$/.test(port)) {
+    throw new ConfigError(`${OPTION_ENV.rconPort}=${port}: expected a port, 1 to 65535`);
+  }
   return {
     ...options,
     apiUrl: options.apiUrl ?? from(OPTION_ENV.apiUrl),

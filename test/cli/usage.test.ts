@@ -26,6 +26,7 @@ describe('usage errors', () => {
     [['rcon', '-c', 'x.json'], /missing required argument/],
     [['deliver'], /unknown command 'deliver'/],
     [['init', '--nope'], /unknown option '--nope'/],
+    [['init', '--rcon-port', '25575x'], /option '--rcon-port <port>' argument '25575x' is invalid\. expected a port, 1 to 65535/],
   ] as const) {
     test(`porter ${args.join(' ')}: exit 64, naming it`, async () => {
       const result = await porter(args);
