@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { action, rememberSecret } from './common.js';
+import { scrubSecrets } from '../scrub.js';
+import { action, knownSecretValues, rememberSecret } from './common.js';
 
 function port(value: string): number {
   const number = Number(value);
@@ -45,7 +46,8 @@ export function registerInit(program: Command): void {
           import('../init/prompter.js'),
         ]);
         const onTerminal = process.stdin.isTTY && process.stdout.isTTY;
-        const prompter = onTerminal ? await terminalPrompter() : flagsOnlyPrompter(process.stdout);
+        const scrub = (text: string) => scrubSecrets(text, knownSecretValues());
+        const prompter = onTerminal ? await terminalPrompter(scrub) : flagsOnlyPrompter(process.stdout, scrub);
         await runInit(options, { prompter, env: process.env, onSecret: rememberSecret, cwd: process.cwd() });
       }),
     );

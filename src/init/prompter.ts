@@ -48,8 +48,11 @@ export class InitCancelledError extends PorterError {
 
 const MARKS = { ok: '✔', warn: '▲', error: '✖', info: ' ' } as const;
 
+/** Removes every secret init holds from a line before it is shown. */
+type Scrub = (text: string) => string;
+
 /** For scripts and CI: no question is asked, every line goes to `out`. */
-export function flagsOnlyPrompter(out: NodeJS.WritableStream): Prompter {
+export function flagsOnlyPrompter(out: NodeJS.WritableStream, scrub: Scrub): Prompter {
   const missing = (question: Question) => Promise.reject(new MissingAnswerError(question));
   return {
     interactive: false,
@@ -57,12 +60,12 @@ export function flagsOnlyPrompter(out: NodeJS.WritableStream): Prompter {
     secret: missing,
     select: missing,
     confirm: ({ answer }) => Promise.resolve(answer),
-    say: (kind, text) => void out.write(`${MARKS[kind]} ${text}\n`),
+    say: (kind, text) => void out.write(`${MARKS[kind]} ${scrub(text)}\n`),
   };
 }
 
 /** A person at a terminal, asked with @clack/prompts. */
-export async function terminalPrompter(): Promise<Prompter> {
+export async function terminalPrompter(scrub: Scrub): Promise<Prompter> {
   const clack = await import('@clack/prompts');
   function answered<T>(value: T | symbol): Exclude<T, symbol> {
     if (clack.isCancel(value) || typeof value === 'symbol') throw new InitCancelledError();
@@ -91,7 +94,8 @@ export async function terminalPrompter(): Promise<Prompter> {
       return choices[index]!.value;
     },
     confirm: async ({ message, answer }) => answered(await clack.confirm({ message, initialValue: answer })),
-    say: (kind, text) => {
+    say: (kind, raw) => {
+      const text = scrub(raw);
       if (kind === 'ok') clack.log.success(text);
       else if (kind === 'warn') clack.log.warn(text);
       else if (kind === 'error') clack.log.error(text);
