@@ -1,4 +1,3 @@
-import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { Pool, type Dispatcher } from 'undici';
@@ -7,6 +6,7 @@ import type { Config } from '../config/schema.js';
 import type { CallContext } from './errors.js';
 import { createRoutePaths, parseBaseUrl, type RoutePaths } from './routes.js';
 import { toTransportError } from './transport.js';
+import { BodyTooLargeError, readCappedBody } from '../net/http.js';
 import { scrubberFor } from '../scrub.js';
 import { readSecretAgain } from '../config/secrets.js';
 import { tokenRenewal } from './token.js';
@@ -75,8 +75,6 @@ export interface ApiClientDeps {
   readonly readToken?: () => Promise<string | undefined>;
 }
 
-class BodyTooLargeError extends Error {}
-
 function header(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -99,18 +97,6 @@ export function parseRetryAfter(text: string | undefined, wallNow: number): numb
   if (!/^[A-Za-z]{3}/.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil(date - wallNow));
-}
-
-async function readBody(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    // Leaving the loop destroys the stream, so an oversized body is never left half-read.
-    if (size > maxBytes) throw new BodyTooLargeError();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -170,7 +156,7 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      const text = await readBody(response.body, maxBodyBytes);
+      const text = await readCappedBody(response.body, maxBodyBytes);
       const elapsedMs = Math.round(performance.now() - started);
       logger.debug(
         { route: request.context.route, serverId: request.context.serverId, status: response.statusCode, ms: elapsedMs },

@@ -1,34 +1,10 @@
+import { errorCode, NOT_SENT_CODES } from '../net/http.js';
 import { ApiTransportError, describeCall, type CallContext, type TransportFailure } from './errors.js';
-
-/** Codes raised before a single byte of the request can have reached the API. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
 
 const CLOSED_CODES = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ECONNABORTED']);
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 const PROTOCOL_CODES = new Set(['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'HPE_INVALID_CONSTANT', 'UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_INFO']);
-
-/** Node wraps happy-eyeballs failures in an AggregateError; undici sometimes nests a cause. */
-function errorCode(error: unknown): string | undefined {
-  const seen = new Set<unknown>();
-  let current: unknown = error;
-  while (current && typeof current === 'object' && !seen.has(current)) {
-    seen.add(current);
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    const errors = (current as { errors?: unknown }).errors;
-    current = Array.isArray(errors) && errors.length > 0 ? errors[0] : (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
 
 function classify(code: string | undefined, name: string | undefined): { failure: TransportFailure; maybeProcessed: boolean } {
   if (code && NOT_SENT_CODES.has(code)) return { failure: 'connect', maybeProcessed: false };

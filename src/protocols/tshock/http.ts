@@ -1,6 +1,6 @@
-import { Buffer } from 'node:buffer';
-import { Client, type Dispatcher } from 'undici';
+import { Client } from 'undici';
 import { startDeadline, type Clock } from '../../clock.js';
+import { BodyTooLargeError, errorCode, NOT_SENT_CODES, readCappedBody } from '../../net/http.js';
 
 /** The request never reached the server: nothing can have run, it may be sent again. */
 export class RequestNotSent extends Error {
@@ -32,19 +32,6 @@ export interface TShockHttpOptions {
   /** A larger body is not read to its end and the request counts as unanswered. */
   readonly maxBodyBytes: number;
 }
-
-/** Errors raised before the connection existed, so before a byte of the request was written. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-class BodyTooLarge extends Error {}
 
 /**
  * HTTP to one TShock REST API over undici, one request at a time, each on a connection of its
@@ -86,10 +73,10 @@ export class TShockHttp {
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      const body = await readBody(response.body, this.#options.maxBodyBytes);
+      const body = await readCappedBody(response.body, this.#options.maxBodyBytes);
       return { status: response.statusCode, body };
     } catch (error) {
-      if (error instanceof BodyTooLarge)
+      if (error instanceof BodyTooLargeError)
         throw new RequestUnanswered(`the answer exceeded ${this.#options.maxBodyBytes} bytes`, 'too-large');
       if (timedOut) throw new RequestUnanswered(`no answer within ${timeoutMs} ms`, 'timeout');
       if (signal?.aborted) throw new RequestUnanswered('cancelled after it was sent');
@@ -110,30 +97,4 @@ export class TShockHttp {
   async close(): Promise<void> {
     await this.#client.destroy().catch(() => undefined);
   }
-}
-
-async function readBody(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    // Leaving the loop destroys the stream: the rest of an oversized body is never read.
-    if (size > maxBytes) throw new BodyTooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Node wraps happy-eyeballs failures in an AggregateError; undici sometimes nests a cause. */
-function errorCode(error: unknown): string | undefined {
-  const seen = new Set<unknown>();
-  let current: unknown = error;
-  while (current && typeof current === 'object' && !seen.has(current)) {
-    seen.add(current);
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    const errors = (current as { errors?: unknown }).errors;
-    current = Array.isArray(errors) && errors.length > 0 ? errors[0] : (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
