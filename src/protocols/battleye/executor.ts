@@ -6,7 +6,8 @@ import { DEFAULT_RECONNECT_BACKOFF, type BackoffPolicy } from '../../net/backoff
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { SerialLane } from '../../serial-lane.js';
 import { MAX_ANSWER_BYTES } from '../answer-limit.js';
-import { assertSingleLine, type ExecutionContext, type Executor, type ExecutorStats } from '../executor.js';
+import { assertSingleLine, type ExecutionContext, type Executor } from '../executor.js';
+import { LinkedExecutor } from '../linked-executor.js';
 import { BattlEyeConnection } from './connection.js';
 import { BattlEyeConnectError } from './errors.js';
 import { MAX_COMMAND_BYTES } from './packet.js';
@@ -38,15 +39,16 @@ const DEFAULT_KEEPALIVE_MS = 30_000;
  * NotSentError while not logged in or when the datagram could not leave, OutcomeUnknownError
  * once it left without an answer, CredentialsError when the password is rejected.
  */
-export class BattlEyeExecutor implements Executor {
+export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection> implements Executor {
   readonly connectedText: string;
   readonly #config: BattlEyeExecutorConfig;
   readonly #logger: Logger;
   readonly #lane = new SerialLane();
   readonly #traffic = emptyTraffic();
-  readonly #link: ReconnectingLink<BattlEyeConnection>;
+  protected readonly link: ReconnectingLink<BattlEyeConnection>;
 
   constructor(config: BattlEyeExecutorConfig, deps: BattlEyeExecutorDeps) {
+    super();
     this.#config = config;
     const address = `${config.host}:${config.port}`;
     this.connectedText = `BattlEye RCon login to ${address} (UDP) accepted`;
@@ -64,7 +66,7 @@ export class BattlEyeExecutor implements Executor {
       logger: this.#logger,
       traffic: this.#traffic,
     };
-    this.#link = new ReconnectingLink<BattlEyeConnection>({
+    this.link = new ReconnectingLink<BattlEyeConnection>({
       transport: {
         open: (signal) => BattlEyeConnection.open(connectionOptions, signal),
         isOpen: (connection) => connection.isOpen,
@@ -88,26 +90,9 @@ export class BattlEyeExecutor implements Executor {
     });
   }
 
-  isReady(): boolean {
-    return this.#link.isReady();
-  }
-
-  stats(): ExecutorStats {
-    return { connected: this.isReady(), reconnects: this.#link.reconnects };
-  }
-
   /** Datagrams dropped or ignored, messages acknowledged, keepalives sent, since this executor started. */
   traffic(): Readonly<BattlEyeTraffic> {
     return { ...this.#traffic };
-  }
-
-  /** One login attempt now (or joins the one under way); does not retry (waitReady does). */
-  connect(signal?: AbortSignal): Promise<void> {
-    return this.#link.connect(signal);
-  }
-
-  waitReady(signal?: AbortSignal): Promise<void> {
-    return this.#link.waitReady(signal);
   }
 
   /** Runs a delivery command, after an empty command has shown the server is there (see BattlEyeConnection.probe). */
@@ -121,8 +106,8 @@ export class BattlEyeExecutor implements Executor {
   }
 
   async close(): Promise<void> {
-    if (this.#link.closed) return;
-    await Promise.allSettled([this.#link.close(), this.#lane.idle()]);
+    if (this.link.closed) return;
+    await Promise.allSettled([this.link.close(), this.#lane.idle()]);
   }
 
   async #request(command: string, probeFirst: boolean, signal?: AbortSignal): Promise<string> {
@@ -133,15 +118,15 @@ export class BattlEyeExecutor implements Executor {
         `the command is ${bytes} bytes, more than one BattlEye RCon datagram carries (${MAX_COMMAND_BYTES}); it was not sent`,
       );
     }
-    this.#link.throwIfUnusable();
+    this.link.throwIfUnusable();
     let started = false;
     try {
       return await this.#lane.run(async () => {
         started = true;
-        this.#link.throwIfUnusable();
-        const connection = this.#link.connection;
+        this.link.throwIfUnusable();
+        const connection = this.link.connection;
         if (!connection?.isOpen) {
-          this.#link.ensureReconnecting();
+          this.link.ensureReconnecting();
           throw new NotSentError(
             `BattlEye RCon at ${this.#config.host}:${this.#config.port} is not logged in (porter is logging in again); the command was not sent`,
           );

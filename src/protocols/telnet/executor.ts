@@ -5,7 +5,8 @@ import { CommandRefusedError, NotSentError } from '../../errors.js';
 import { DEFAULT_RECONNECT_BACKOFF, type BackoffPolicy } from '../../net/backoff.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { SerialLane } from '../../serial-lane.js';
-import { assertSingleLine, type ExecutionContext, type Executor, type ExecutorStats } from '../executor.js';
+import { assertSingleLine, type ExecutionContext, type Executor } from '../executor.js';
+import { LinkedExecutor } from '../linked-executor.js';
 import { TelnetConnection } from './connection.js';
 import { endsSession } from './console-text.js';
 import { TelnetConnectError } from './errors.js';
@@ -30,20 +31,21 @@ export interface TelnetExecutorDeps {
  * backoff; a rejected password stops that for good, because retrying cannot fix it and the
  * console blocks an address after TelnetFailedLoginLimit failures.
  */
-export class TelnetExecutor implements Executor {
+export class TelnetExecutor extends LinkedExecutor<TelnetConnection> implements Executor {
   readonly connectedText: string;
   readonly #config: TelnetExecutorConfig;
   readonly #logger: Logger;
   readonly #lane = new SerialLane();
-  readonly #link: ReconnectingLink<TelnetConnection>;
+  protected readonly link: ReconnectingLink<TelnetConnection>;
 
   constructor(config: TelnetExecutorConfig, deps: TelnetExecutorDeps) {
+    super();
     this.#config = config;
     const address = `${config.host}:${config.port}`;
     this.connectedText = `telnet login to ${address} accepted`;
     this.#logger = deps.logger.child({ executor: 'telnet', telnet: address });
     const clock = deps.clock ?? systemClock;
-    this.#link = new ReconnectingLink<TelnetConnection>({
+    this.link = new ReconnectingLink<TelnetConnection>({
       transport: {
         open: async (signal) => {
           const connection = new TelnetConnection({
@@ -78,27 +80,6 @@ export class TelnetExecutor implements Executor {
     });
   }
 
-  isReady(): boolean {
-    return this.#link.isReady();
-  }
-
-  stats(): ExecutorStats {
-    return { connected: this.isReady(), reconnects: this.#link.reconnects };
-  }
-
-  /**
-   * One connection attempt now (or joins the one under way). Rejects with CredentialsError on a
-   * wrong password, TelnetConnectError otherwise; does not retry (waitReady does).
-   */
-  connect(signal?: AbortSignal): Promise<void> {
-    return this.#link.connect(signal);
-  }
-
-  /** Resolves once logged in, reconnecting with backoff meanwhile; rejects on abort, close or a rejected password. */
-  waitReady(signal?: AbortSignal): Promise<void> {
-    return this.#link.waitReady(signal);
-  }
-
   execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
     this.#logger.debug({ commandId: context.id, serverId: context.serverId }, 'sending command over telnet');
     return this.#request(command, signal);
@@ -110,8 +91,8 @@ export class TelnetExecutor implements Executor {
 
   /** Stops reconnecting, drops the connection and settles every waiter; leaves no timers behind. */
   async close(): Promise<void> {
-    if (this.#link.closed) return;
-    await Promise.allSettled([this.#link.close(), this.#lane.idle()]);
+    if (this.link.closed) return;
+    await Promise.allSettled([this.link.close(), this.#lane.idle()]);
   }
 
   /**
@@ -123,15 +104,15 @@ export class TelnetExecutor implements Executor {
     if (endsSession(command)) {
       throw new CommandRefusedError('"exit" ends porter\'s own telnet session instead of running a command, so it was not sent');
     }
-    this.#link.throwIfUnusable();
+    this.link.throwIfUnusable();
     let started = false;
     try {
       return await this.#lane.run(async () => {
         started = true;
-        this.#link.throwIfUnusable();
-        const connection = this.#link.connection;
+        this.link.throwIfUnusable();
+        const connection = this.link.connection;
         if (!connection || connection.state !== 'ready') {
-          this.#link.ensureReconnecting();
+          this.link.ensureReconnecting();
           throw new NotSentError(
             `the telnet console at ${this.#config.host}:${this.#config.port} is not connected (porter is reconnecting); the command was not sent`,
           );

@@ -10,7 +10,8 @@ import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { scrubSecrets } from '../../scrub.js';
 import { SerialLane } from '../../serial-lane.js';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES } from '../answer-limit.js';
-import { assertSingleLine, type ExecutionContext, type Executor, type ExecutorStats } from '../executor.js';
+import { assertSingleLine, type ExecutionContext, type Executor } from '../executor.js';
+import { LinkedExecutor } from '../linked-executor.js';
 import { rawCommandPath, routePath, TOKEN_TEST_ROUTE, tshockCommandText, tshockOrigin } from './address.js';
 import { RequestNotSent, RequestUnanswered, TShockHttp } from './http.js';
 import { commandOutput, readReply, type TShockReply } from './reply.js';
@@ -73,7 +74,7 @@ class TokenSession {
  * TShock wrote (never resent), CommandFailedError when TShock refused the request before running
  * it, CredentialsError when it refused the token.
  */
-export class TShockExecutor implements Executor {
+export class TShockExecutor extends LinkedExecutor<TokenSession> implements Executor {
   get connectedText(): string {
     return `TShock REST token accepted by ${this.#origin}`;
   }
@@ -83,12 +84,13 @@ export class TShockExecutor implements Executor {
   readonly #logger: Logger;
   readonly #http: TShockHttp;
   readonly #lane = new SerialLane();
-  readonly #link: ReconnectingLink<TokenSession>;
+  protected readonly link: ReconnectingLink<TokenSession>;
   /** The token as it appears in a path (once and twice encoded), scrubbed from server texts besides the token itself. */
   readonly #secrets: readonly string[];
   readonly #scrub = (text: string): string => scrubSecrets(text, this.#secrets);
 
   constructor(config: TShockExecutorConfig, deps: TShockExecutorDeps) {
+    super();
     this.#config = config;
     this.#origin = tshockOrigin(config.host, config.port);
     this.#logger = deps.logger.child({ executor: 'tshock', tshock: this.#origin });
@@ -96,7 +98,7 @@ export class TShockExecutor implements Executor {
     const once = encodeURIComponent(config.password);
     this.#secrets = [config.password, once, encodeURIComponent(once)];
     this.#http = new TShockHttp({ origin: this.#origin, connectTimeoutMs: config.connectTimeoutMs, clock, maxBodyBytes: MAX_BODY_BYTES });
-    this.#link = new ReconnectingLink<TokenSession>({
+    this.link = new ReconnectingLink<TokenSession>({
       transport: {
         open: (signal) => this.#checkToken(signal),
         isOpen: (session) => session.isOpen,
@@ -120,27 +122,6 @@ export class TShockExecutor implements Executor {
     });
   }
 
-  isReady(): boolean {
-    return this.#link.isReady();
-  }
-
-  stats(): ExecutorStats {
-    return { connected: this.isReady(), reconnects: this.#link.reconnects };
-  }
-
-  /**
-   * One token check now (or joins the one under way). Rejects with CredentialsError when TShock
-   * refuses the token, TShockConnectError otherwise; does not retry (waitReady does).
-   */
-  connect(signal?: AbortSignal): Promise<void> {
-    return this.#link.connect(signal);
-  }
-
-  /** Resolves once the token was accepted, checking again with backoff meanwhile; rejects on abort, close or a refused token. */
-  waitReady(signal?: AbortSignal): Promise<void> {
-    return this.#link.waitReady(signal);
-  }
-
   /** Runs a delivery command; the answer is the lines TShock sent back, one per line. */
   async execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
     assertSingleLine(command);
@@ -162,8 +143,8 @@ export class TShockExecutor implements Executor {
 
   /** Stops checking, settles every waiter; leaves no timers or sockets behind. */
   async close(): Promise<void> {
-    if (this.#link.closed) return;
-    await Promise.allSettled([this.#link.close(), this.#lane.idle()]);
+    if (this.link.closed) return;
+    await Promise.allSettled([this.link.close(), this.#lane.idle()]);
     await this.#http.close();
   }
 
@@ -185,7 +166,7 @@ export class TShockExecutor implements Executor {
 
   /** One request through the lane, once the token was accepted; the answer as TShock meant it. */
   async #request(path: string, signal: AbortSignal | undefined): Promise<TokenAccepted> {
-    this.#link.throwIfUnusable();
+    this.link.throwIfUnusable();
     let started = false;
     try {
       return await this.#lane.run(async () => {
@@ -199,10 +180,10 @@ export class TShockExecutor implements Executor {
   }
 
   async #send(path: string, signal: AbortSignal | undefined): Promise<TokenAccepted> {
-    this.#link.throwIfUnusable();
-    const session = this.#link.connection;
+    this.link.throwIfUnusable();
+    const session = this.link.connection;
     if (!session?.isOpen) {
-      this.#link.ensureReconnecting();
+      this.link.ensureReconnecting();
       throw new NotSentError(`TShock REST at ${this.#origin} is not reachable (porter is checking again); the command was not sent`);
     }
     let answer;

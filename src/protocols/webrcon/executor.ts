@@ -6,7 +6,8 @@ import { ConfigError, NotSentError } from '../../errors.js';
 import type { BackoffPolicy } from '../../net/backoff.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { MAX_WEBSOCKET_MESSAGE_BYTES } from '../answer-limit.js';
-import { assertSingleLine, type ExecutionContext, type Executor, type ExecutorStats } from '../executor.js';
+import { assertSingleLine, type ExecutionContext, type Executor } from '../executor.js';
+import { LinkedExecutor } from '../linked-executor.js';
 import { WebRconConnectError, WebRconConnection } from './connection.js';
 import { parseFrame } from './protocol.js';
 import { WebRconRequests } from './requests.js';
@@ -44,7 +45,7 @@ const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 2000, maxMs: 30_000 };
  * Reconnects in the background with backoff; a rejected password stops that for good, because
  * retrying cannot fix it and Rust bans an address after a few failures.
  */
-export class WebRconExecutor implements Executor {
+export class WebRconExecutor extends LinkedExecutor<WebRconConnection> implements Executor {
   get connectedText(): string {
     return `WebRCON login to ${this.#address.display} accepted`;
   }
@@ -55,9 +56,10 @@ export class WebRconExecutor implements Executor {
   readonly #probe: string | null;
   readonly #agent: Agent;
   readonly #requests: WebRconRequests;
-  readonly #link: ReconnectingLink<WebRconConnection>;
+  protected readonly link: ReconnectingLink<WebRconConnection>;
 
   constructor(config: WebRconExecutorConfig, deps: WebRconExecutorDeps) {
+    super();
     this.#config = config;
     try {
       this.#address = webrconAddress(config.host, config.port, config.password);
@@ -72,14 +74,14 @@ export class WebRconExecutor implements Executor {
       clock,
       this.#address.display,
       (connection) => {
-        if (connection !== this.#link.connection) return;
+        if (connection !== this.link.connection) return;
         this.#logger.warn('no frame from the WebRCON server since the unanswered command was sent; reconnecting');
         connection.terminate();
       },
       // Dropped at once, so the rest of the flood is neither read nor taken for a later answer.
       (connection) => connection.terminate(),
     );
-    this.#link = new ReconnectingLink<WebRconConnection>({
+    this.link = new ReconnectingLink<WebRconConnection>({
       transport: {
         open: (signal) =>
           WebRconConnection.open({
@@ -117,27 +119,6 @@ export class WebRconExecutor implements Executor {
     if (!this.#address.literal) this.#logger.warn(NON_LITERAL_PASSWORD_HINT);
   }
 
-  isReady(): boolean {
-    return this.#link.isReady();
-  }
-
-  stats(): ExecutorStats {
-    return { connected: this.isReady(), reconnects: this.#link.reconnects };
-  }
-
-  /**
-   * One connection attempt now (or joins the one under way). Rejects with CredentialsError on a
-   * wrong password, WebRconConnectError otherwise; does not retry (waitReady does).
-   */
-  connect(signal?: AbortSignal): Promise<void> {
-    return this.#link.connect(signal);
-  }
-
-  /** Resolves once connected, reconnecting with backoff meanwhile; rejects on abort, close or a rejected password. */
-  waitReady(signal?: AbortSignal): Promise<void> {
-    return this.#link.waitReady(signal);
-  }
-
   /** Runs a delivery command; the answer is every frame Rust sent for it, joined by newlines. */
   execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
     this.#logger.debug({ commandId: context.id, serverId: context.serverId }, 'sending command over WebRCON');
@@ -151,18 +132,18 @@ export class WebRconExecutor implements Executor {
 
   /** Stops reconnecting, closes the connection and settles every waiter and request; leaves no timers behind. */
   async close(): Promise<void> {
-    if (this.#link.closed) return;
-    await this.#link.close();
+    if (this.link.closed) return;
+    await this.link.close();
     await this.#agent.destroy().catch(() => undefined);
   }
 
   async #request(command: string, probe: string | null, signal?: AbortSignal): Promise<string> {
     assertSingleLine(command);
-    this.#link.throwIfUnusable();
+    this.link.throwIfUnusable();
     if (signal?.aborted) throw new NotSentError('the command was cancelled before it was sent over WebRCON; it was not sent');
-    const connection = this.#link.connection;
+    const connection = this.link.connection;
     if (!connection?.isOpen) {
-      this.#link.ensureReconnecting();
+      this.link.ensureReconnecting();
       throw new NotSentError(
         `Rust WebRCON at ${this.#address.display} is not connected (porter is reconnecting); the command was not sent`,
       );
