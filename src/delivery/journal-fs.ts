@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { openStateFileSync } from './state-file.js';
 
 /**
  * The synchronous file operations the journal performs, passed in so that the journal's promise
@@ -49,7 +50,7 @@ export function writeAll(files: JournalFs, fd: number, bytes: Uint8Array): void 
 export function replaceFile(files: JournalFs, dir: string, name: string, text: string): void {
   const target = join(dir, name);
   const temporary = join(dir, `.${name}.tmp`);
-  const fd = files.openSync(temporary, 'w', 0o600);
+  const fd = openStateFileSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC, 0o600, files);
   try {
     writeAll(files, fd, Buffer.from(text, 'utf8'));
     files.fsyncSync(fd);

@@ -1,5 +1,7 @@
 import { Buffer } from 'node:buffer';
+import { constants } from 'node:fs';
 import { writeAll, type JournalFs } from './journal-fs.js';
+import { openStateFileSync } from './state-file.js';
 
 /**
  * The journal's append-only log file: each append is one write followed by fdatasync, so a record
@@ -12,11 +14,11 @@ export class AppendLog {
   readonly #fd: number;
   #damaged = false;
 
-  /** Opens (creating it, mode 0600) the log at `path` for appending. */
+  /** Opens (creating it, mode 0600) the log at `path` for appending; a FIFO or other non-regular file there is a StateFileError. */
   constructor(files: JournalFs, path: string) {
     this.path = path;
     this.#files = files;
-    this.#fd = files.openSync(path, 'a', 0o600);
+    this.#fd = openStateFileSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600, files);
   }
 
   /**

@@ -16,6 +16,7 @@ import {
   type Outcome,
 } from './journal-records.js';
 import { SettledMemory, type SettledId, type SettledLimits } from './settled-memory.js';
+import { readStateFileSync, StateFileError } from './state-file.js';
 
 export type { JournalEntry, Outcome } from './journal-records.js';
 export type { SettledId } from './settled-memory.js';
@@ -221,7 +222,9 @@ export class Journal {
       this.#lastWriteError = error as Error;
       this.#writeFailures++;
       throw new JournalWriteError(
-        `cannot write the delivery journal in ${this.#dir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): check that the state directory is writable and the disk is not full`,
+        error instanceof StateFileError
+          ? `cannot write the delivery journal in ${this.#dir}: ${error.message}`
+          : `cannot write the delivery journal in ${this.#dir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): check that the state directory is writable and the disk is not full`,
         { cause: error },
       );
     }
@@ -259,11 +262,13 @@ function readState(files: JournalFs, stateDir: string, settled: SettledMemory): 
   return { generation: snapshot.generation, state: snapshot.state };
 }
 
+/** A journal file that is not a regular file is a StateFileError (exit 78): a FIFO would block the read forever. */
 function readOptional(files: JournalFs, path: string): string | undefined {
   try {
-    return files.readFileSync(path, 'utf8');
+    return readStateFileSync(path, files).text;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (error instanceof StateFileError) throw error;
     throw new JournalReadError(
       `cannot read the delivery journal ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): check the state directory's permissions`,
       { cause: error },

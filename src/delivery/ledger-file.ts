@@ -1,8 +1,10 @@
-import { open, rename, stat, appendFile, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { rename, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { PorterError } from '../errors.js';
 import { parseHistoryLine, type HistoryRecord } from './ledger-record.js';
+import { openStateFile, StateFileError } from './state-file.js';
 
 /**
  * The delivery history's two files in stateDir and how they are read back. The writer appends to
@@ -42,7 +44,15 @@ export const nodeLedgerFs: LedgerFs = {
       await handle.close();
     }
   },
-  append: (path, text) => appendFile(path, text, { encoding: 'utf8', mode: 0o600 }),
+  async append(path, text) {
+    // Not appendFile(path): opening a FIFO for writing would hold a threadpool thread until a reader came.
+    const handle = await openStateFile(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
+    try {
+      await handle.appendFile(text, { encoding: 'utf8' });
+    } finally {
+      await handle.close();
+    }
+  },
   rename,
 };
 
@@ -81,12 +91,15 @@ const LINES_PER_TURN = 2000;
  * Lines that are not records (cut short by a crash, zeros after a power cut) are skipped. A
  * command recorded twice (a crash between the history's write and the journal's, then the
  * command settled again at start) appears once, as first recorded. Never throws for what a
- * crash leaves; files it may not read are a HistoryReadError saying what to do.
+ * crash leaves; files it may not read are a HistoryReadError saying what to do, and a file that
+ * is not a regular file a StateFileError.
  */
 export async function readHistory(stateDir: string, files: HistoryReadFs = nodeHistoryReadFs): Promise<HistoryRecord[]> {
   try {
     return await readBothFiles(stateDir, files);
   } catch (error) {
+    // Its message names the file, what it is and what to do; exit 78 like at start.
+    if (error instanceof StateFileError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new HistoryReadError(
       `cannot read the delivery history in ${stateDir} (${code}): run this as a user who may read the state directory (porter's own user, or root with sudo)`,
@@ -141,9 +154,10 @@ async function parseTexts(texts: readonly string[]): Promise<HistoryRecord[]> {
   return records;
 }
 
+/** A FIFO, socket, device or directory in place of the file is a StateFileError, never a wait for a writer. */
 async function openIfPresent(path: string): Promise<FileHandle | undefined> {
   try {
-    return await open(path, 'r');
+    return await openStateFile(path, constants.O_RDONLY);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

@@ -4,6 +4,7 @@ import { startDeadline, type Clock } from '../clock.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
 import { HISTORY_FILE, nodeLedgerFs, PREVIOUS_HISTORY_FILE, readHistory, type LedgerFs } from './ledger-file.js';
 import { encodeHistoryRecord, type HistoryRecord, type SettledDelivery } from './ledger-record.js';
+import { StateFileError } from './state-file.js';
 
 /**
  * The delivery history (docs/operations.md#what-happened-to-a-purchase): one JSON line per
@@ -194,7 +195,7 @@ export class DeliveryLedger {
     this.#dropOverflow();
     if (this.#failedWrites++ === 0) {
       this.#log.error(
-        { err: (error as NodeJS.ErrnoException).code ?? (error as Error).message, file: this.#current },
+        { err: error instanceof StateFileError ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message), file: this.#current },
         'cannot write the delivery history: deliveries go on; its records wait in memory (the oldest are dropped beyond 1 MiB) and are written once the disk takes them (check free space and permissions of the state directory)',
       );
     }

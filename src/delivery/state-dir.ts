@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, lstatSync, mkdirSync, openSync, readlinkSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError, PorterError } from '../errors.js';
+import { checkStateFiles } from './state-file.js';
 
 /**
  * The state directory cannot be used as configured (a file, a dangling symlink, no write access,
@@ -23,6 +24,8 @@ const CHOOSE = "or set stateDir to a directory porter's user can write";
  * Makes `stateDir` a directory porter can write, creating it and missing parents (mode 0700), or
  * throws a StateDirError saying what is wrong. Runs once at start, before the journal opens, so a
  * bad state directory is a clear configuration error instead of a bare errno from deep inside.
+ * Porter's own files in it that are not regular files (a FIFO, a socket, a device, a directory)
+ * are a StateFileError (exit 78) for the same reason, and because opening a FIFO would hang.
  */
 export function prepareStateDir(stateDir: string): void {
   const dir = resolve(stateDir);
@@ -30,6 +33,7 @@ export function prepareStateDir(stateDir: string): void {
   if (found === 'missing') create(dir);
   else if (found !== 'directory') throw new StateDirError(`stateDir ${dir} ${found}`);
   probeWrite(dir);
+  checkStateFiles(dir);
 }
 
 /** 'directory', 'missing', or what is wrong with the entry at `path` (a sentence without the path). */

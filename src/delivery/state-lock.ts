@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, lstatSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireKernelLock, type KernelLock } from './kernel-lock.js';
 import { currentHolder, describeHolder, formatHolder, parseHolder, staleReason, type LockHolder } from './lock-holder.js';
 import { ConfigError } from '../errors.js';
 import { prepareStateDir } from './state-dir.js';
+import { readStateFileSync } from './state-file.js';
 
 export const LOCK_FILE = 'porter.lock';
 const RECORD_WAIT_MS = 1000;
@@ -99,7 +100,7 @@ function moveAside(path: string, judged: string): boolean {
     throw error;
   }
   try {
-    if (readFileSync(aside, 'utf8') === judged) return true;
+    if (readStateFileSync(aside).text === judged) return true;
     try {
       linkSync(aside, path);
     } catch (error) {
@@ -112,11 +113,11 @@ function moveAside(path: string, judged: string): boolean {
   }
 }
 
+/** A lock file that is not a regular file (a FIFO would block the read forever) is a StateFileError, exit 78. */
 function read(path: string): Seen | undefined {
   try {
-    const writtenAtMs = lstatSync(path).mtimeMs;
-    const text = readFileSync(path, 'utf8');
-    return { text, holder: parseHolder(text), writtenAtMs };
+    const { text, stats } = readStateFileSync(path);
+    return { text, holder: parseHolder(text), writtenAtMs: stats.mtimeMs };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -151,7 +152,7 @@ function inUse(stateDir: string, holder: LockHolder | undefined): ConfigError {
  */
 function removeIfMine(path: string, record: string): void {
   try {
-    if (readFileSync(path, 'utf8') === record) unlinkSync(path);
+    if (readStateFileSync(path).text === record) unlinkSync(path);
   } catch {
     // best effort: see above
   }

@@ -1,5 +1,5 @@
 import { parseHistoryQuery, selectHistory, type RawHistoryQuery } from '../delivery/ledger-query.js';
-import { UsageError } from '../errors.js';
+import { PorterError, UsageError } from '../errors.js';
 import type { HealthSource } from './source.js';
 
 /**
@@ -38,8 +38,15 @@ export async function historyAnswer(
     if (problem instanceof UsageError) return error(400, problem.message);
     throw problem;
   }
-  const records = selectHistory(await source.history.read(), query);
-  return { status: 200, body: JSON.stringify({ records }) };
+  let records;
+  try {
+    records = await source.history.read();
+  } catch (problem) {
+    // The history's files cannot be read (a FIFO or a directory in place of history.jsonl, permissions): say which and why.
+    if (problem instanceof PorterError) return error(500, problem.message);
+    throw problem;
+  }
+  return { status: 200, body: JSON.stringify({ records: selectHistory(records, query) }) };
 }
 
 function error(status: number, message: string): HistoryAnswer {

@@ -11,6 +11,13 @@ export class ProcessDied extends Error {
 /** Operations that change the disk; reads never fail in this model. */
 const WRITES = new Set(['openSync', 'writeSync', 'fsyncSync', 'fdatasyncSync', 'ftruncateSync', 'renameSync', 'unlinkSync', 'mkdirSync']);
 
+/** Opening a file only to read it is a read (the journal opens its files that way since it refuses FIFOs). */
+function isReadOnlyOpen(name: string, args: unknown[]): boolean {
+  const flags = args[1];
+  const { O_WRONLY, O_RDWR, O_CREAT } = fs.constants;
+  return name === 'openSync' && typeof flags === 'number' && (flags & (O_WRONLY | O_RDWR | O_CREAT)) === 0;
+}
+
 /**
  * The real node:fs, with two kinds of fault a test can place at any numbered write operation:
  * the disk refusing it (ENOSPC, EIO, EROFS) and the process dying at it (a `writeSync` that dies
@@ -44,7 +51,7 @@ export class FaultyFs {
       (...args: unknown[]): unknown => {
         if (this.dead) throw new ProcessDied();
         const real = fs[name] as (...a: unknown[]) => unknown;
-        if (!WRITES.has(name)) return real(...args);
+        if (!WRITES.has(name) || isReadOnlyOpen(name, args)) return real(...args);
         const index = this.writes++;
         if (index === this.#fullFrom) this.refuseWith = 'ENOSPC';
         if (index === this.#dieAt) {
