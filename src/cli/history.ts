@@ -36,7 +36,7 @@ export function registerHistory(program: Command): void {
         '  porter history -c config.json --player Steve',
         '  porter history -c config.json --failed --since 2h --json',
         '',
-        'Exit codes: 0 answered (also when nothing matched), 64 a flag or flag value it cannot use, 78 a bad config.',
+        'Exit codes: 0 answered (also when nothing matched), 64 a flag or flag value it cannot use, 78 a bad config or a history file that is not a regular file.',
       ].join('\n'),
     )
     // commander's own usage errors (an unknown flag, a missing value) exit 1 by default; here they are usage errors too.

@@ -195,7 +195,10 @@ export class DeliveryLedger {
     this.#dropOverflow();
     if (this.#failedWrites++ === 0) {
       this.#log.error(
-        { err: error instanceof StateFileError ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message), file: this.#current },
+        {
+          err: error instanceof StateFileError ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message),
+          file: this.#current,
+        },
         'cannot write the delivery history: deliveries go on; its records wait in memory (the oldest are dropped beyond 1 MiB) and are written once the disk takes them (check free space and permissions of the state directory)',
       );
     }

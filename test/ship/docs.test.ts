@@ -112,6 +112,7 @@ describe('docs', () => {
       'is in use by another porter process (pid',
       'cannot write the delivery journal in',
       'check that the state directory is writable and the disk is not full',
+      'not a regular file: remove it; porter creates the file itself',
       'porter will not guess which commands are still owed a report',
       'settle them from the store dashboard, then move the file away and start porter again',
       'executor not connected',
