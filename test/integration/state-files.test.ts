@@ -31,7 +31,7 @@ const AT_START: ReadonlyArray<readonly [string, OddKind]> = [
 
 describe('state files that are not regular files (real CLI)', () => {
   for (const [file, kind] of AT_START) {
-    test(`a ${kind} as ${file} at start: porter run exits 78 naming it; porter history does not hang`, async () => {
+    test(`a ${kind} as ${file} at start: porter run and porter check exit 78 naming it; porter history does not hang`, async () => {
       const bed = await startBed();
       const stateDir = join(bed.dir, 'state');
       mkdirSync(stateDir);
@@ -42,7 +42,10 @@ describe('state files that are not regular files (real CLI)', () => {
         const porter = bed.spawnPorter();
         assert.deepEqual(await porter.waitExit(), { code: 78, signal: null }, porter.tail());
         assert.match(porter.stderr, new RegExp(`^porter: E_STATE_FILE: ${refusalOf(path, kind).source}`, 'm'));
-        assert.equal(bed.api.commands().length, 0);
+        assert.deepEqual(bed.api.requests.filter((r) => r.route === 'pull'), [], 'nothing is pulled');
+        const check = bed.spawnPorter({ args: ['check', '-c', bed.configPath] });
+        assert.equal((await check.waitExit()).code, 78, check.tail());
+        assert.match(check.stdout, new RegExp(`^✖ ${refusalOf(path, kind).source}$`, 'm'), 'porter check names it on its state line');
         const read = await history(bed);
         if (file.startsWith('history')) {
           assert.equal(read.code, 78, read.stderr);
