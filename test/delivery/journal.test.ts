@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { Journal, LOG_RECORDS_PER_SNAPSHOT, readJournal } from '../../src/delivery/journal.js';
+import { FaultyFs } from '../helpers/faulty-fs.js';
 
 const server = '1b4e28ba-2fa1-11d2-883f-0016d3cca427';
 const dirs: string[] = [];
@@ -207,10 +208,12 @@ describe('journal', () => {
 
   test('a failed write throws a clear error, keeps the state in memory, and the next write makes all of it durable', () => {
     const dir = stateDir();
-    // The first log the journal opens is a device that is always full: every write fails with ENOSPC.
-    symlinkSync('/dev/full', join(dir, 'journal-1.log'));
-    const journal = new Journal(dir);
+    // The disk fills up after the start: every write fails with ENOSPC until space is freed.
+    // (Not a link to /dev/full: porter refuses a device in place of a journal file outright.)
+    const disk = new FaultyFs();
+    const journal = new Journal(dir, { files: disk.files() });
     assert.equal(journal.writable, true);
+    disk.refuseWith = 'ENOSPC';
     assert.throws(
       () => journal.claim(server, '1', 'say one', 1),
       (error: Error & { code?: string }) => {
@@ -227,6 +230,7 @@ describe('journal', () => {
       'the caller reports it failed from memory',
     );
     assert.ok(journal.lastWriteError);
+    disk.refuseWith = undefined;
     journal.claim(server, '2', 'say two', 2);
     assert.equal(journal.writable, true);
     assert.deepEqual(
