@@ -42,7 +42,11 @@ describe('state files that are not regular files (real CLI)', () => {
         const porter = bed.spawnPorter();
         assert.deepEqual(await porter.waitExit(), { code: 78, signal: null }, porter.tail());
         assert.match(porter.stderr, new RegExp(`^porter: E_STATE_FILE: ${refusalOf(path, kind).source}`, 'm'));
-        assert.deepEqual(bed.api.requests.filter((r) => r.route === 'pull'), [], 'nothing is pulled');
+        assert.deepEqual(
+          bed.api.requests.filter((r) => r.route === 'pull'),
+          [],
+          'nothing is pulled',
+        );
         const check = bed.spawnPorter({ args: ['check', '-c', bed.configPath] });
         assert.equal((await check.waitExit()).code, 78, check.tail());
         assert.match(check.stdout, new RegExp(`^✖ ${refusalOf(path, kind).source}$`, 'm'), 'porter check names it on its state line');
