@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
+import { readHistory } from '../../src/delivery/ledger-file.js';
 import type { HistoryRecord } from '../../src/delivery/ledger-record.js';
 import { historyAnswer } from '../../src/health/history-route.js';
 import { startHealthServer, type HealthServer } from '../../src/health/server.js';
+import { refusalOf } from '../helpers/odd-files.js';
 import { fakeDaemon, fakeServer, manualClock } from './fakes.js';
 
 /** GET /history: the delivery history as JSON, the CLI's filters as query parameters, on loopback only. */
@@ -109,6 +114,20 @@ describe('GET /history elsewhere', () => {
       /^\/history is served only when health.listen is a loopback address: it shows command texts, which name your buyers/,
     );
     assert.ok(!answer.body.includes('lp user'));
+  });
+
+  test('500 naming the file when the history cannot be read (a directory in place of history.jsonl), not a generic error', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'porter-history-route-'));
+    try {
+      const path = join(stateDir, 'history.jsonl');
+      mkdirSync(path);
+      const reading = { ...fakeDaemon([], stateDir), history: { read: () => readHistory(stateDir) } };
+      const answer = await historyAnswer(reading, new URLSearchParams(), { onLoopback: true, now: NOW });
+      assert.equal(answer.status, 500);
+      assert.match((JSON.parse(answer.body) as { error: string }).error, refusalOf(path, 'directory'));
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   });
 
   test('404 from a daemon that keeps no history', async () => {
