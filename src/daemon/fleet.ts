@@ -121,12 +121,20 @@ export class Fleet {
     if (this.#refused.has(label)) return;
     this.#refused.set(label, { status: error.status, code: error.apiCode, since: this.#deps.clock.now() });
     const servers = this.#config.servers.filter((server) => server.store === store).map((server) => serverLabel(server));
+    const everyServer = this.#config.servers.every((server) => this.#refused.has(storeLabel(server.store)));
+    // The error's own advice names api.token; a named store's token is set elsewhere, so its fields go without it.
+    const { detail, traceId, requiredScope } = error;
     this.#deps.logger.error(
-      { err: error, store: label, status: error.status, apiCode: error.apiCode, servers },
-      `store "${label}": the Seller API refused its token (${error.status} ${error.apiCode ?? '(no code)'}); its servers stop (${servers.join(', ')}), the other stores go on. Give it a token with scope commands:execute in ${tokenKeys(store)} and reload`,
+      {
+        ...(store === undefined ? { err: error } : { detail, traceId, requiredScope }),
+        store: label,
+        status: error.status,
+        apiCode: error.apiCode,
+        servers,
+      },
+      `store "${label}": the Seller API refused its token (${error.status} ${error.apiCode ?? '(no code)'}); its servers stop (${servers.join(', ')}), ${everyServer ? 'and no other store is left to deliver for' : 'the other stores go on'}. Give it a token with scope commands:execute in ${tokenKeys(store)} and reload`,
     );
     for (const runner of this.#runners.values()) if (runner.parts.server.store === store) runner.requestStop(this.#config.shutdown.drainMs);
-    const everyServer = this.#config.servers.every((server) => this.#refused.has(storeLabel(server.store)));
     this.#deps.onStoreRefused?.(error, store, everyServer);
   }
 
