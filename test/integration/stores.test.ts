@@ -132,6 +132,82 @@ describe('two stores in one porter', () => {
     }
   });
 
+  test('a reload with a new token file starts the refused store again, and adds a store with its server', async () => {
+    const NEW_EU_TOKEN = 'gci_eu_network_NEW_q1w2e3r4t5';
+    const ASIA_SERVER_ID = '3d6a4adc-4fc3-43f4-8a5e-2238f5eec649';
+    const ASIA_TOKEN = 'gci_asia_K9j8h7g6f5d4';
+    const bed = await startBed({
+      api: {
+        tokens: { [SIM_TOKEN]: SCOPES, [EU_TOKEN]: SCOPES, [ASIA_TOKEN]: SCOPES },
+        servers: [SIM_SERVER_ID, EU_SERVER_ID, ASIA_SERVER_ID],
+      },
+    });
+    const euGame = await startRconServer({ password: RCON_PASSWORD, flavour: 'minecraft', players: ['Steve'] });
+    try {
+      writeFileSync(join(bed.dir, 'eu-token'), `${EU_TOKEN}\n`, { mode: 0o600 });
+      const stores: Record<string, unknown> = { 'eu-network': { baseUrl: bed.api.url, tokenFile: './eu-token' } };
+      const write = () =>
+        bed.writeConfig((config) => {
+          const home = config.servers[0]!;
+          config.servers.push({
+            ...home,
+            id: EU_SERVER_ID,
+            name: 'eu-1',
+            store: 'eu-network',
+            executor: { ...home.executor, port: euGame.port },
+          });
+          if (stores.asia) config.servers.push({ ...home, id: ASIA_SERVER_ID, name: 'asia-1', store: 'asia' });
+          Object.assign(config, { stores, health: { listen: '127.0.0.1:0' } });
+        });
+      write();
+      const porter = bed.spawnPorter();
+      const port = (await porter.waitForLog(/health and metrics endpoint listening/)).port as number;
+      await porter.waitForLog(/porter started/);
+      bed.api.setToken(EU_TOKEN, null);
+      await porter.waitForLog(REFUSED);
+      bed.api.enqueue(EU_SERVER_ID, { command: 'say eu-after-new-token' });
+
+      // The owner makes a new token, writes it into the store's file and adds a store.
+      bed.api.setToken(NEW_EU_TOKEN, SCOPES);
+      writeFileSync(join(bed.dir, 'eu-token'), `${NEW_EU_TOKEN}\n`, { mode: 0o600 });
+      stores.asia = { baseUrl: bed.api.url, token: ASIA_TOKEN };
+      write();
+      bed.api.enqueue(ASIA_SERVER_ID, { command: 'say asia-1' });
+      porter.kill('SIGHUP');
+      const reloaded = await porter.waitForLog(/configuration reloaded/);
+      assert.match(String(reloaded.msg), /stores added asia; a new API token for store eu-network/);
+
+      await waitFor(
+        () =>
+          ['say eu-after-new-token', 'say asia-1'].every(
+            (text) => bed.api.commands().find((c) => c.command === text)?.status === 'EXECUTED',
+          ),
+        {
+          ...WAIT,
+          what: 'the restarted store and the added one deliver',
+        },
+      );
+      assert.deepEqual(
+        euGame.executed.filter((e) => !e.query).map((e) => e.command),
+        ['say eu-after-new-token'],
+      );
+      const report = JSON.parse((await get(port, '/healthz')).text) as { status: string; stores: Record<string, { status: string }> };
+      assert.equal(report.status, 'ok');
+      assert.deepEqual(Object.fromEntries(Object.entries(report.stores).map(([name, store]) => [name, store.status])), {
+        default: 'ok',
+        'eu-network': 'ok',
+        asia: 'ok',
+      });
+      assert.equal(metric((await get(port, '/metrics')).text, 'porter_store_token_refused{store="eu-network"}'), 0);
+      porter.kill('SIGTERM');
+      assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+      assertNoSecret(porter, join(bed.dir, 'state'), [SIM_TOKEN, EU_TOKEN, NEW_EU_TOKEN, ASIA_TOKEN, RCON_PASSWORD]);
+    } finally {
+      await bed.close();
+      await euGame.close();
+    }
+  });
+
   test('porter check proves each token once and names its store; no token printed', async () => {
     const bed = await startBed({ api: { tokens: { [SIM_TOKEN]: SCOPES, [EU_TOKEN]: SCOPES }, servers: [SIM_SERVER_ID, EU_SERVER_ID] } });
     try {
