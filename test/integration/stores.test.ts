@@ -208,6 +208,36 @@ describe('two stores in one porter', () => {
     }
   });
 
+  test("a named store's token rotated in its file is picked up on the first 401: no refusal, its server keeps delivering", async () => {
+    const ROTATED = 'gci_eu_network_ROTATED_a1s2d3f4';
+    const bed = await startBed({ api: { tokens: { [SIM_TOKEN]: SCOPES, [EU_TOKEN]: SCOPES }, servers: [SIM_SERVER_ID, EU_SERVER_ID] } });
+    try {
+      writeFileSync(join(bed.dir, 'eu-token'), `${EU_TOKEN}\n`, { mode: 0o600 });
+      bed.writeConfig((config) => {
+        config.servers.push({ ...config.servers[0]!, id: EU_SERVER_ID, name: 'eu-1', store: 'eu-network' });
+        Object.assign(config, { stores: { 'eu-network': { baseUrl: bed.api.url, tokenFile: './eu-token' } } });
+      });
+      bed.api.enqueue(EU_SERVER_ID, { command: 'say eu-before' });
+      const porter = bed.spawnPorter();
+      await waitFor(() => bed.api.commands()[0]!.status === 'EXECUTED', { ...WAIT, what: 'the first eu delivery' });
+      bed.api.setToken(ROTATED, SCOPES);
+      writeFileSync(join(bed.dir, 'eu-token'), `${ROTATED}\n`, { mode: 0o600 });
+      bed.api.setToken(EU_TOKEN, null);
+      bed.api.enqueue(EU_SERVER_ID, { command: 'say eu-after' });
+      await waitFor(() => bed.api.commands().find((c) => c.command === 'say eu-after')?.status === 'EXECUTED' || porter.exit, {
+        ...WAIT,
+        what: 'the delivery with the rotated token',
+      });
+      await porter.waitForLog(/a new token was found in its file/);
+      assert.equal(porter.logs(REFUSED).length, 0, porter.tail());
+      porter.kill('SIGTERM');
+      assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+      assertNoSecret(porter, join(bed.dir, 'state'), [SIM_TOKEN, EU_TOKEN, ROTATED, RCON_PASSWORD]);
+    } finally {
+      await bed.close();
+    }
+  });
+
   test('porter check proves each token once and names its store; no token printed', async () => {
     const bed = await startBed({ api: { tokens: { [SIM_TOKEN]: SCOPES, [EU_TOKEN]: SCOPES }, servers: [SIM_SERVER_ID, EU_SERVER_ID] } });
     try {
