@@ -238,6 +238,33 @@ describe('two stores in one porter', () => {
     }
   });
 
+  test("another store's token echoed by a game server is scrubbed from the fail reason, the journal, the history and the logs", async () => {
+    const bed = await startBed({ api: { tokens: { [SIM_TOKEN]: SCOPES, [EU_TOKEN]: SCOPES }, servers: [SIM_SERVER_ID, EU_SERVER_ID] } });
+    try {
+      writeFileSync(join(bed.dir, 'eu-token'), `${EU_TOKEN}\n`, { mode: 0o600 });
+      bed.writeConfig((config) => {
+        config.servers.push({ ...config.servers[0]!, id: EU_SERVER_ID, name: 'eu-1', store: 'eu-network' });
+        Object.assign(config, { stores: { 'eu-network': { baseUrl: bed.api.url, tokenFile: './eu-token' } } });
+      });
+      bed.rcon.setHandler((command) =>
+        command.startsWith('give ') ? `Unknown or incomplete command: ${EU_TOKEN} / ${SIM_TOKEN}` : undefined,
+      );
+      const id = bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 1' });
+      const porter = bed.spawnPorter();
+      await waitFor(() => bed.api.commands().find((c) => c.id === id)?.status === 'FAILED' || porter.exit, {
+        ...WAIT,
+        what: 'the failed delivery',
+      });
+      porter.kill('SIGTERM');
+      assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+      const reason = bed.api.commands().find((c) => c.id === id)?.error ?? '';
+      assert.match(reason, /Unknown or incomplete command: \[Redacted\] \/ \[Redacted\]/);
+      assertNoSecret(porter, join(bed.dir, 'state'), [SIM_TOKEN, EU_TOKEN, RCON_PASSWORD]);
+    } finally {
+      await bed.close();
+    }
+  });
+
   test('porter check proves each token once and names its store; no token printed', async () => {
     const bed = await startBed({ api: { tokens: { [SIM_TOKEN]: SCOPES, [EU_TOKEN]: SCOPES }, servers: [SIM_SERVER_ID, EU_SERVER_ID] } });
     try {
