@@ -105,7 +105,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       },
       fatalMessage(error),
     );
-    requestStop();
+    // Already stopping (SIGTERM came first): a second requestStop would abandon the command in hand.
+    if (!stop.signal.aborted) requestStop();
   }
 
   function requestReload(): void {

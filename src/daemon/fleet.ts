@@ -228,15 +228,14 @@ export class Fleet {
     if (stopping.aborted) {
       await Promise.all(accepted.map((runner) => runner.close()));
     } else {
+      // A store whose servers start again is no longer refused: cleared first, so a refusal of the new start is logged and acted on.
+      for (const runner of accepted) this.#refused.delete(storeLabel(runner.parts.server.store));
       for (const runner of accepted) this.start(runner, true);
     }
-    await this.#clients.closeUnused(new Set(this.#clientOf.values()));
-    // A store whose servers run again, or that has none left, is no longer refused.
     for (const label of [...this.#refused.keys()]) {
-      const servers = [...this.#runners.values()].filter((runner) => storeLabel(runner.parts.server.store) === label);
-      const configured = next.servers.some((server) => storeLabel(server.store) === label);
-      if (!configured || servers.some((runner) => !runner.stopping)) this.#refused.delete(label);
+      if (!next.servers.some((server) => storeLabel(server.store) === label)) this.#refused.delete(label);
     }
+    await this.#clients.closeUnused(new Set(this.#clientOf.values()));
 
     // What runs: a refused change keeps the old entry, a refused addition is not there.
     const servers = next.servers.flatMap((server) => {
