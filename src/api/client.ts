@@ -73,6 +73,11 @@ export interface ApiClientDeps {
    * config's token came from (`api.tokenPath`); a token from the environment or inline is fixed.
    */
   readonly readToken?: () => Promise<string | undefined>;
+  /**
+   * The connection pool to send through, shared by the clients of every store at one origin
+   * (see createApiPool); the client then leaves closing it to its owner. Default: a pool of its own.
+   */
+  readonly pool?: Dispatcher;
 }
 
 function header(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
@@ -100,6 +105,19 @@ export function parseRetryAfter(text: string | undefined, wallNow: number): numb
 }
 
 /**
+ * The connections to one API origin. `timeoutMs` is the shortest deadline of the stores that
+ * share it: the connect timeout comes from it, each request carries its own store's deadline.
+ */
+export function createApiPool(origin: string, timeoutMs: number): Dispatcher {
+  return new Pool(origin, {
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    // Shorter than the request deadline so that an unreachable API shows as "not sent".
+    connect: { timeout: Math.max(1, Math.min(10_000, Math.floor(timeoutMs / 2))) },
+  });
+}
+
+/**
  * The HTTP side of the Seller API: one undici Pool for the base URL, bearer auth, a per-request
  * deadline of `api.timeoutMs` (undici's headers/body timeouts plus an AbortSignal for the whole
  * exchange, on the injected clock), every body read to the end. It knows nothing about budgets or what a status means
@@ -115,12 +133,7 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
   const readToken = deps.readToken ?? (config.tokenPath !== undefined ? readSecretAgain.bind(undefined, config.tokenPath) : undefined);
   const token = tokenRenewal(config.token, readToken);
   const logger = deps.logger;
-  const pool = new Pool(base.origin, {
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    // Shorter than the request deadline so that an unreachable API shows as "not sent".
-    connect: { timeout: Math.max(1, Math.min(10_000, Math.floor(timeoutMs / 2))) },
-  });
+  const pool = deps.pool ?? createApiPool(base.origin, timeoutMs);
 
   // Compiled once: a fail reason and every API error text pass through it.
   const redact = scrubberFor(() => token.all());
@@ -203,7 +216,7 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
     renewToken: (generation) => token.renew(generation),
     useToken: (next) => token.use(next),
     close: async () => {
-      await pool.close();
+      if (deps.pool === undefined) await pool.close();
     },
   };
 }

@@ -4,7 +4,8 @@ import { prepareStateDir } from '../delivery/state-dir.js';
 import { createApiClient } from '../api/client.js';
 import { checkToken as proveToken } from '../api/token-check.js';
 import { systemClock } from '../clock.js';
-import type { Config, ResolvedServer } from '../config/schema.js';
+import type { Config, ResolvedServer, StoreApi } from '../config/schema.js';
+import { DEFAULT_STORE_LABEL } from '../config/schema.js';
 import { createExecutor } from '../protocols/registry.js';
 import { exitCodeOf } from '../errors.js';
 import { scrubSecrets } from '../scrub.js';
@@ -50,7 +51,7 @@ export async function runChecks(configOption: string | undefined): Promise<numbe
   for (const server of config.servers) {
     for (const line of await checkServer(server, config)) print(line);
   }
-  print(await checkToken(config));
+  for (const line of await checkTokens(config)) print(line);
   const failed = lines.filter((line) => !line.ok);
   if (failed.length === 0) return 0;
   return failed.some((line) => line.exitCode === 78) ? 78 : 1;
@@ -106,39 +107,63 @@ async function checkServer(server: ResolvedServer, config: Config): Promise<Chec
   return lines;
 }
 
-async function checkToken(config: Config): Promise<CheckLine> {
-  const client = createApiClient(config.api, { logger: await stderrLogger(config, 'error') });
+/**
+ * One line per distinct token (and API address): stores that share a token are proven by one
+ * call, named together. With `stores` configured, every line names its stores.
+ */
+async function checkTokens(config: Config): Promise<CheckLine[]> {
+  const named = Object.keys(config.stores ?? {}).length > 0;
+  const groups = new Map<string, { api: StoreApi; stores: (string | undefined)[] }>();
+  for (const [store, api] of [[undefined, config.api] as const, ...Object.entries(config.stores ?? {})]) {
+    const key = JSON.stringify([api.baseUrl, api.token]);
+    const group = groups.get(key);
+    if (group) group.stores.push(store);
+    else groups.set(key, { api, stores: [store] });
+  }
+  const lines: CheckLine[] = [];
+  for (const { api, stores } of groups.values()) {
+    const servers = config.servers.filter((server) => stores.includes(server.store));
+    const label = named
+      ? `${stores.length === 1 ? 'store' : 'stores'} ${stores.map((store) => `"${store ?? DEFAULT_STORE_LABEL}"`).join(', ')}: `
+      : '';
+    lines.push(await checkToken(config, api, servers, label));
+  }
+  return lines;
+}
+
+async function checkToken(config: Config, api: StoreApi, servers: readonly ResolvedServer[], label: string): Promise<CheckLine> {
+  const client = createApiClient(api, { logger: await stderrLogger(config, 'error') });
   try {
-    const result = await proveToken(client, AbortSignal.timeout(config.api.timeoutMs + 1000));
-    const where = config.api.baseUrl;
+    const result = await proveToken(client, AbortSignal.timeout(api.timeoutMs + 1000));
+    const where = api.baseUrl;
     switch (result.kind) {
       case 'valid': {
         const listed = result.servers?.map((s) => s.id);
-        const missing = listed ? config.servers.filter((s) => !listed.includes(s.id)).map((s) => s.id) : [];
+        const missing = listed ? servers.filter((s) => !listed.includes(s.id)).map((s) => s.id) : [];
         if (missing.length > 0) {
           return {
             ok: false,
-            text: `API token accepted by ${where}, but the store has no server ${missing.join(', ')}: copy the server id from the dashboard`,
+            text: `${label}API token accepted by ${where}, but the store has no server ${missing.join(', ')}: copy the server id from the dashboard`,
             exitCode: 78,
           };
         }
         return {
           ok: true,
-          text: `API token accepted by ${where}${listed ? ` (${listed.length} server${listed.length === 1 ? '' : 's'} in the store)` : ''}`,
+          text: `${label}API token accepted by ${where}${listed ? ` (${listed.length} server${listed.length === 1 ? '' : 's'} in the store)` : ''}`,
         };
       }
       case 'valid-scope-unchecked':
         return {
           ok: true,
-          text: `API token accepted by ${where} (it lacks servers:read, which porter does not need; commands:execute is proven by the first pull)`,
+          text: `${label}API token accepted by ${where} (it lacks servers:read, which porter does not need; commands:execute is proven by the first pull)`,
         };
       case 'invalid-token':
       case 'plan-required':
       case 'error':
-        return { ok: false, text: `API: ${result.error.message}`, exitCode: exitCodeOf(result.error) };
+        return { ok: false, text: `${label}API: ${result.error.message}`, exitCode: exitCodeOf(result.error) };
     }
   } catch (error) {
-    return { ok: false, text: `API: ${(error as Error).message}`, exitCode: exitCodeOf(error) };
+    return { ok: false, text: `${label}API: ${(error as Error).message}`, exitCode: exitCodeOf(error) };
   } finally {
     await client.close();
   }

@@ -19,6 +19,10 @@ export function formatMode(mode: number): string {
 /** The keys of a parsed config that hold a secret inline. */
 function inlineSecretKeys(parsed: ParsedConfig): string[] {
   const keys = parsed.api.token !== undefined ? ['api.token'] : [];
+  for (const [name, store] of Object.entries(parsed.stores ?? {})) {
+    if (store.token !== undefined) keys.push(`stores.${name}.token`);
+    if (store.webhookSecret !== undefined) keys.push(`stores.${name}.webhookSecret`);
+  }
   parsed.servers.forEach((server, index) => {
     if (server.executor.type !== 'script' && server.executor.password !== undefined) keys.push(`servers[${index}].executor.password`);
   });

@@ -12,7 +12,8 @@ export function formatKeyPath(path: readonly Key[]): string {
   let out = '';
   for (const key of path) {
     if (typeof key === 'number') out += `[${key}]`;
-    else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$/.test(key)) out += out === '' ? key : `.${key}`;
+    // A store name (`stores.eu-network.token`) is written plainly too: it is how the docs and messages name it.
+    else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$|^[a-z0-9][a-z0-9-]*$/.test(key)) out += out === '' ? key : `.${key}`;
     else out += `[${JSON.stringify(String(key))}]`;
   }
   return out === '' ? '(top level)' : out;
@@ -96,6 +97,8 @@ interface Def {
   type: string;
   shape?: Record<string, { _zod: { def: Def } }>;
   element?: { _zod: { def: Def } };
+  /** A record's values (`stores.<name>`). */
+  valueType?: { _zod: { def: Def } };
   innerType?: { _zod: { def: Def } };
   in?: { _zod: { def: Def } };
   options?: { _zod: { def: Def } }[];
@@ -134,6 +137,7 @@ function objectKeysAt(schema: z.ZodType, path: readonly Key[], data: unknown): s
     if (!def) return [];
     if (def.type === 'object' && typeof key === 'string') def = def.shape?.[key] && unwrap(def.shape[key]._zod.def);
     else if (def.type === 'array' && typeof key === 'number') def = def.element && unwrap(def.element._zod.def);
+    else if (def.type === 'record' && typeof key === 'string') def = def.valueType && unwrap(def.valueType._zod.def);
     else return [];
     value = value && typeof value === 'object' ? (value as Record<Key, unknown>)[key] : undefined;
   }
@@ -190,6 +194,12 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], schema: z.Zo
             : 'remove it';
         lines.push(`${formatKeyPath([...path, key])}: unknown key (${hint})`);
       }
+      continue;
+    }
+    if (issue.code === 'invalid_key') {
+      // A record's key (a store name) that its key schema refused: the key schema's own words.
+      const inner = issue.issues.map((problem) => problem.message);
+      lines.push(`${formatKeyPath(path)}: ${inner.length > 0 ? inner.join('; ') : issue.message}`);
       continue;
     }
     if (issue.code === 'invalid_union' && 'discriminator' in issue && issue.discriminator) {

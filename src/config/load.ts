@@ -10,6 +10,7 @@ import { configSchema } from './schema.js';
 import type { Config, ResolvedServer } from './schema.js';
 import { MIN_SCRUBBED_SECRET_LENGTH, resolveSecret } from './secrets.js';
 import type { SecretSource } from './secrets.js';
+import { resolveStores } from './stores.js';
 
 /** `-c FILE` wins over `PORTER_CONFIG`; there is no implicit default file, so porter never runs a config by surprise. */
 export function configPathFrom(cliOption: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
@@ -108,13 +109,19 @@ export async function parseConfig(
     servers.push(resolveServer(server, baseDir, password));
   }
 
+  const stores = await resolveStores(parsed.stores, secret);
+  problems.push(...stores.problems);
+  warnings.push(...stores.warnings);
+
   if (problems.length > 0) throw new ConfigInvalidError(configPath, problems);
+  const { stores: _parsedStores, ...rest } = parsed;
   return {
-    ...parsed,
+    ...rest,
     configPath,
     warnings: [...new Set(warnings)],
     api: { ...api, token: token as string, ...(tokenPath !== undefined && { tokenPath }) },
     servers,
+    ...(parsed.stores !== undefined && { stores: stores.stores }),
     stateDir: isAbsolute(parsed.stateDir) ? parsed.stateDir : resolve(baseDir, parsed.stateDir),
   };
 }

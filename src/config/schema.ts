@@ -205,6 +205,7 @@ const uuid = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 export const serverSchema = z.strictObject({
   id: z.string().regex(uuid, 'expected the server UUID from the store dashboard (8-4-4-4-12 hex digits)'),
   name: z.string().min(1).optional().describe('Label for logs and metrics.'),
+  store: z.string().min(1).optional().describe('A key of "stores": the store this server sells for. Default: the store of "api".'),
   executor: executorSchema,
   players: playersSchema.optional(),
   failurePatterns: failurePatternsSchema.optional(),
@@ -259,54 +260,99 @@ export const apiSchema = z.strictObject({
     }),
 });
 
+/** A store's name: a label in logs, /healthz, metrics and webhook paths, so plain and short. */
+export const STORE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+/** The name /healthz, metrics and logs give the store of `api`; no key of `stores` may take it. */
+export const DEFAULT_STORE_LABEL = 'default';
+
+/** One more store in the same process (docs/design.md#many-stores): what `api` says for the default store, plus its webhook secret. */
+export const storeSchema = z.strictObject({
+  ...apiSchema.shape,
+  webhookSecret: z.string().min(1).optional().describe("The store's webhook signing secret. Prefer webhookSecretFile."),
+  webhookSecretFile: z.string().min(1).optional().describe('File whose content (trimmed) is the webhook signing secret.'),
+});
+
+const storeName = z.string().superRefine(
+  problemsOf((name: string) => {
+    if (!STORE_NAME.test(name)) {
+      return ['a store name is 1 to 63 lowercase letters, digits and "-", starting with a letter or digit (such as "eu-network")'];
+    }
+    if (name === DEFAULT_STORE_LABEL) return [`"${DEFAULT_STORE_LABEL}" is the name porter gives the store of "api": choose another name`];
+    return [];
+  }),
+);
+
 /** The delivery history's file bound: 4 MiB is ~15,000 typical deliveries per file; a file must hold a few of the largest records (~10 KB). */
 const HISTORY_DEFAULT_BYTES = 4 * 1024 * 1024;
 const HISTORY_MIN_BYTES = 64 * 1024;
 
-export const configSchema = z.strictObject({
-  $schema: z.string().optional(),
-  api: apiSchema,
-  // `when`: duplicates are reported even while another key of a server is wrong, so one run shows every problem
-  // (except behind a fractional number, on which zod stops checking the list).
-  servers: z
-    .array(serverSchema)
-    .min(1, 'expected at least one server')
-    .superRefine(duplicateServerIds, { when: () => true }),
-  poll: z
-    .strictObject({
-      idleMs: positiveMs(1000).describe(
-        'The longest pause between idle pulls; porter may poll faster, down to idleMs/4, when the pull budget has room.',
-      ),
-    })
-    .default({ idleMs: 1000 }),
-  stateDir: z.string().min(1).default('./state'),
-  log: z
-    .strictObject({
-      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-      pretty: z.boolean().optional().describe('Human-readable logs; default: on when stdout is a TTY.'),
-    })
-    .default({ level: 'info' }),
-  shutdown: z.strictObject({ drainMs: positiveMs(10000) }).default({ drainMs: 10000 }),
-  health: z
-    .strictObject({
-      listen: z
-        .string()
-        .regex(/^[^:[\]]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/, { error: `expected ${LISTEN_FORM}`, abort: true })
-        .superRefine(problemsOf((listen: string) => (parseListenAddress(listen) ? [] : [`expected ${LISTEN_FORM}`])))
-        .describe('Address of the /healthz and /metrics endpoint; keep it on loopback unless a scraper elsewhere needs it.'),
-    })
-    .optional(),
-  history: z
-    .strictObject({
-      maxBytes: z
-        .number()
-        .int()
-        .min(HISTORY_MIN_BYTES)
-        .default(HISTORY_DEFAULT_BYTES)
-        .describe('Bound of history.jsonl in stateDir; it then moves to history.1.jsonl, so both together hold at most twice this.'),
-    })
-    .default({ maxBytes: HISTORY_DEFAULT_BYTES }),
-});
+export const configSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    api: apiSchema,
+    stores: z.record(storeName, storeSchema).optional().describe('More stores, by name; servers name theirs in servers[].store.'),
+    // `when`: duplicates are reported even while another key of a server is wrong, so one run shows every problem
+    // (except behind a fractional number, on which zod stops checking the list).
+    servers: z
+      .array(serverSchema)
+      .min(1, 'expected at least one server')
+      .superRefine(duplicateServerIds, { when: () => true }),
+    poll: z
+      .strictObject({
+        idleMs: positiveMs(1000).describe(
+          'The longest pause between idle pulls; porter may poll faster, down to idleMs/4, when the pull budget has room.',
+        ),
+      })
+      .default({ idleMs: 1000 }),
+    stateDir: z.string().min(1).default('./state'),
+    log: z
+      .strictObject({
+        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+        pretty: z.boolean().optional().describe('Human-readable logs; default: on when stdout is a TTY.'),
+      })
+      .default({ level: 'info' }),
+    shutdown: z.strictObject({ drainMs: positiveMs(10000) }).default({ drainMs: 10000 }),
+    health: z
+      .strictObject({
+        listen: z
+          .string()
+          .regex(/^[^:[\]]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/, { error: `expected ${LISTEN_FORM}`, abort: true })
+          .superRefine(problemsOf((listen: string) => (parseListenAddress(listen) ? [] : [`expected ${LISTEN_FORM}`])))
+          .describe('Address of the /healthz and /metrics endpoint; keep it on loopback unless a scraper elsewhere needs it.'),
+      })
+      .optional(),
+    history: z
+      .strictObject({
+        maxBytes: z
+          .number()
+          .int()
+          .min(HISTORY_MIN_BYTES)
+          .default(HISTORY_DEFAULT_BYTES)
+          .describe('Bound of history.jsonl in stateDir; it then moves to history.1.jsonl, so both together hold at most twice this.'),
+      })
+      .default({ maxBytes: HISTORY_DEFAULT_BYTES }),
+  })
+  .superRefine(unknownStores, { when: () => true });
+
+/** A server naming a store that `stores` does not have would pull with no token at all. */
+function unknownStores(config: { readonly stores?: unknown; readonly servers?: unknown } | null, ctx: z.RefinementCtx): void {
+  if (!config || typeof config !== 'object' || !Array.isArray(config.servers)) return;
+  const stores = config.stores && typeof config.stores === 'object' ? Object.keys(config.stores) : [];
+  config.servers.forEach((server: unknown, index) => {
+    const store = server && typeof server === 'object' ? (server as { store?: unknown }).store : undefined;
+    if (typeof store !== 'string' || store === '' || stores.includes(store)) return;
+    // A value that is no store name at all is not echoed: it may be a token pasted into the wrong key.
+    const named = STORE_NAME.test(store) ? `no store "${store}"` : 'not a store name';
+    ctx.addIssue({
+      code: 'custom',
+      path: ['servers', index, 'store'],
+      message:
+        stores.length === 0
+          ? `${named}: the config has no "stores"; add the store under "stores" (with its baseUrl and tokenFile) or remove servers[${index}].store to use the store of "api"`
+          : `${named} in "stores" (known: ${stores.map((name) => `"${name}"`).join(', ')}); fix the name or add the store`,
+    });
+  });
+}
 
 /** Two entries with one id would run two delivery loops that claim from the same queue and budget. */
 function duplicateServerIds(servers: readonly unknown[], ctx: z.RefinementCtx): void {
@@ -336,7 +382,17 @@ export type PlayersConfig = z.output<typeof playersSchema>;
  * After loading: paths absolute, secrets resolved from file/env/credentials into plain fields.
  * `api.token` and every rcon/webrcon/telnet/tshock/battleye `password` are guaranteed present.
  */
-export type Config = Omit<ParsedConfig, 'api' | 'servers'> & {
+/** A store's API settings with its token resolved: what `api` becomes after loading, for the default store and every other. */
+export type StoreApi = Omit<ParsedConfig['api'], 'token' | 'tokenFile'> & {
+  readonly token: string;
+  /** The file or systemd credential the token was read from: read again when the API answers 401 (a rotated token). */
+  readonly tokenPath?: string;
+};
+
+/** One entry of `stores` after loading: its token (and webhook secret, when set) resolved. */
+export type ResolvedStore = StoreApi & { readonly webhookSecret?: string };
+
+export type Config = Omit<ParsedConfig, 'api' | 'servers' | 'stores'> & {
   readonly configPath: string;
   /** Things that work but are probably not what the user meant (e.g. a token without `gci_`); the CLI logs them at warn. */
   readonly warnings?: readonly string[];
@@ -346,6 +402,8 @@ export type Config = Omit<ParsedConfig, 'api' | 'servers'> & {
     readonly tokenPath?: string;
   };
   readonly servers: ResolvedServer[];
+  /** The stores besides the default one, by name; absent or empty when the config names none. */
+  readonly stores?: Readonly<Record<string, ResolvedStore>>;
 };
 
 export type ResolvedExecutor =

@@ -18,10 +18,13 @@ export interface SecretSource {
   readonly key: string;
   /** Key path of the file setting: `api.tokenFile`. */
   readonly fileKey: string;
-  readonly envName: string;
+  /** Absent for a secret no environment variable gives (a named store's token). */
+  readonly envName?: string;
   readonly credentialName: string;
   readonly inline: string | undefined;
   readonly file: string | undefined;
+  /** Nothing given is fine (a store's webhook secret); without it, a missing secret is a problem. */
+  readonly optional?: boolean;
 }
 
 export interface SecretResult {
@@ -85,8 +88,8 @@ export async function resolveSecret(source: SecretSource, baseDir: string, env: 
     problems.push(`${source.key} and ${source.fileKey} are both set: keep only one of them`);
   }
 
-  const fromEnv = env[source.envName];
-  if (fromEnv !== undefined && fromEnv !== '') {
+  const fromEnv = source.envName === undefined ? undefined : env[source.envName];
+  if (source.envName !== undefined && fromEnv !== undefined && fromEnv !== '') {
     const shadowed = [source.inline !== undefined ? source.key : undefined, source.file !== undefined ? source.fileKey : undefined].filter(
       Boolean,
     );
@@ -125,9 +128,11 @@ export async function resolveSecret(source: SecretSource, baseDir: string, env: 
     }
   }
 
+  if (source.optional) return { problems, warnings };
+  const environment = source.envName === undefined ? '' : `, or the ${source.envName} environment variable`;
   problems.push(
-    `${source.key} is missing: set ${source.key} or ${source.fileKey} (a file that holds it) in the config, ` +
-      `or the ${source.envName} environment variable, or under systemd LoadCredential=${source.credentialName}:FILE`,
+    `${source.key} is missing: set ${source.key} or ${source.fileKey} (a file that holds it) in the config` +
+      `${environment}, or under systemd LoadCredential=${source.credentialName}:FILE`,
   );
   return { problems, warnings };
 }
@@ -135,6 +140,10 @@ export async function resolveSecret(source: SecretSource, baseDir: string, env: 
 /** Every secret of a loaded config, for the logger's scrubber and the CLI's error output. */
 export function configSecrets(config: Config): string[] {
   const secrets = new Set<string>([config.api.token]);
+  for (const store of Object.values(config.stores ?? {})) {
+    secrets.add(store.token);
+    if (store.webhookSecret !== undefined) secrets.add(store.webhookSecret);
+  }
   for (const server of config.servers) {
     if ('password' in server.executor) secrets.add(server.executor.password);
   }

@@ -54,7 +54,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     ? (await import('../health/wire.js')).healthWiring(config, { logger, clock, ...(options.secrets ? { secrets: options.secrets } : {}) })
     : undefined;
   const observer = health?.daemonOptions.observer;
-  const fleet = new Fleet(config, { journal, history, clock, logger, scrub, ...(observer ? { observer } : {}), onFatal });
+  const fleet = new Fleet(config, { journal, history, clock, logger, scrub, ...(observer ? { observer } : {}), onFatal, onStoreRefused });
 
   const stop = new AbortController();
   let exitCode = 0;
@@ -90,6 +90,23 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     exitCode = Math.max(exitCode, exitCodeOf(error));
     logger.error({ err: error, server: serverLabel(server) }, fatalMessage(error));
     requestStop();
+  }
+
+  /** A store's token was refused and its servers stop; when no store is left to deliver for, porter stops with 78. */
+  function onStoreRefused(error: unknown, _store: unknown, everyServer: boolean): void {
+    if (!everyServer) return;
+    exitCode = Math.max(exitCode, exitCodeOf(error));
+    logger.error(
+      {
+        stores: fleet
+          .stores()
+          .filter((store) => store.refused)
+          .map((store) => store.name),
+      },
+      fatalMessage(error),
+    );
+    // Already stopping (SIGTERM came first): a second requestStop would abandon the command in hand.
+    if (!stop.signal.aborted) requestStop();
   }
 
   function requestReload(): void {
@@ -145,6 +162,9 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     await health?.daemonOptions.onStarted({
       get servers() {
         return fleet.parts;
+      },
+      get stores() {
+        return fleet.stores();
       },
       journal,
       history,

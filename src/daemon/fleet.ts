@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { Budget } from '../api/budget.js';
-import { createApiClient, type ApiClient } from '../api/client.js';
+import type { ApiClient } from '../api/client.js';
+import type { InvalidTokenError, ScopeMissingError } from '../api/errors.js';
 import type { Clock } from '../clock.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
 import { serverLabel } from '../config/server-label.js';
@@ -10,6 +11,8 @@ import type { DeliveryLedger } from '../delivery/ledger.js';
 import { buildServer, type ServerParts } from './build-server.js';
 import type { ReloadPlan } from './reload-plan.js';
 import { ServerRunner } from './server-runner.js';
+import { isTokenRefused, storeApi, StoreClients, storeLabel, tokenKeys, type StoreKey } from './stores.js';
+import type { StoreStatus } from '../health/source.js';
 
 export interface FleetDeps {
   readonly journal: Journal;
@@ -21,6 +24,18 @@ export interface FleetDeps {
   readonly history?: DeliveryLedger;
   /** A server's loop ended on a fatal error; `fromReload` when a reload started it. */
   readonly onFatal: (error: unknown, server: ResolvedServer, fromReload: boolean) => void;
+  /**
+   * The Seller API refused a store's token (docs/design.md#many-stores): its servers stop, the
+   * others go on. `everyServer` is true when every configured server's store is refused now.
+   */
+  readonly onStoreRefused?: (error: unknown, store: StoreKey, everyServer: boolean) => void;
+}
+
+/** A store whose token the Seller API refused, until a reload starts its servers again. */
+interface Refusal {
+  readonly status: number;
+  readonly code: string | undefined;
+  readonly since: number;
 }
 
 /**
@@ -33,15 +48,14 @@ export class Fleet {
   readonly #runners = new Map<string, ServerRunner>();
   readonly #budgets = new Map<string, Budget>();
   readonly #clientOf = new Map<ServerRunner, ApiClient>();
-  #client: ApiClient;
-  #everyClient: Set<ApiClient>;
+  readonly #clients: StoreClients;
+  readonly #refused = new Map<string, Refusal>();
   #config: Config;
 
   constructor(config: Config, deps: FleetDeps) {
     this.#config = config;
     this.#deps = deps;
-    this.#client = createApiClient(config.api, { logger: deps.logger });
-    this.#everyClient = new Set([this.#client]);
+    this.#clients = new StoreClients(deps.logger);
   }
 
   get parts(): ServerParts[] {
@@ -54,16 +68,17 @@ export class Fleet {
 
   /** Builds every configured server's runner (none runs yet). */
   assemble(): ServerRunner[] {
-    const runners = this.#config.servers.map((server) => this.#build(server, this.#client));
+    const runners = this.#config.servers.map((server) => this.#build(server));
     for (const runner of runners) this.#runners.set(keyOf(runner.parts.server), runner);
     return runners;
   }
 
-  #build(server: ResolvedServer, client: ApiClient): ServerRunner {
+  #build(server: ResolvedServer): ServerRunner {
     const { journal, history, clock, logger, scrub, observer } = this.#deps;
     const key = keyOf(server);
+    const client = this.#clients.clientFor(this.#config, server.store);
     let budget = this.#budgets.get(key);
-    if (!budget) this.#budgets.set(key, (budget = new Budget(this.#config.api.budget, clock)));
+    if (!budget) this.#budgets.set(key, (budget = new Budget(storeApi(this.#config, server.store).budget, clock)));
     const parts = buildServer(server, {
       client,
       budget,
@@ -86,12 +101,71 @@ export class Fleet {
     this.#runners.set(key, runner);
     runner
       .run()
-      .catch((error: unknown) => this.#deps.onFatal(error, runner.parts.server, fromReload))
+      .catch((error: unknown) => {
+        if (isTokenRefused(error)) this.#storeRefused(error, runner.parts.server.store);
+        else this.#deps.onFatal(error, runner.parts.server, fromReload);
+      })
       .finally(() => {
         if (this.#runners.get(key) === runner) this.#runners.delete(key);
         this.#clientOf.delete(runner);
         void runner.close();
       });
+  }
+
+  /**
+   * Marks the store refused and stops its servers, once per refusal: the other stores go on. A
+   * reload starts its servers again (with a new token, or after the scope was granted).
+   */
+  #storeRefused(error: InvalidTokenError | ScopeMissingError, store: StoreKey): void {
+    const label = storeLabel(store);
+    if (this.#refused.has(label)) return;
+    this.#refused.set(label, { status: error.status, code: error.apiCode, since: this.#deps.clock.now() });
+    const servers = this.#config.servers.filter((server) => server.store === store).map((server) => serverLabel(server));
+    const everyServer = this.#config.servers.every((server) => this.#refused.has(storeLabel(server.store)));
+    // The error's own advice names api.token; a named store's token is set elsewhere, so its fields go without it.
+    const { detail, traceId, requiredScope } = error;
+    this.#deps.logger.error(
+      {
+        ...(store === undefined ? { err: error } : { detail, traceId, requiredScope }),
+        store: label,
+        status: error.status,
+        apiCode: error.apiCode,
+        servers,
+      },
+      `store "${label}": the Seller API refused its token (${error.status} ${error.apiCode ?? '(no code)'}); its servers stop (${servers.join(', ')}), ${everyServer ? 'and no other store is left to deliver for' : 'the other stores go on'}. Give it a token with scope commands:execute in ${tokenKeys(store)} and reload`,
+    );
+    for (const runner of this.#runners.values()) if (runner.parts.server.store === store) runner.requestStop(this.#config.shutdown.drainMs);
+    this.#deps.onStoreRefused?.(error, store, everyServer);
+  }
+
+  /** Every store that has servers or is configured, with its servers and whether its token was refused; for /healthz and metrics. */
+  stores(): StoreStatus[] {
+    const names: StoreKey[] = [undefined, ...Object.keys(this.#config.stores ?? {})];
+    return names
+      .map((store) => {
+        const label = storeLabel(store);
+        const refused = this.#refused.get(label);
+        return {
+          name: label,
+          servers: this.#config.servers.filter((server) => server.store === store).map((server) => serverLabel(server)),
+          ...(refused && { refused }),
+        };
+      })
+      .filter((status) => status.name !== storeLabel(undefined) || status.servers.length > 0 || names.length === 1);
+  }
+
+  /**
+   * Wakes the loops of a store's servers (undefined: the default store's) to pull now, within
+   * their budgets: a webhook said a payment was approved. Returns how many were woken.
+   */
+  wakeStore(store: StoreKey): number {
+    let woken = 0;
+    for (const runner of this.#runners.values()) {
+      if (runner.parts.server.store !== store || runner.stopping) continue;
+      runner.parts.loop.wake();
+      woken++;
+    }
+    return woken;
   }
 
   requestStop(drainMs: number): void {
@@ -104,7 +178,7 @@ export class Fleet {
 
   async stop(drainMs: number): Promise<void> {
     await Promise.all([...this.#runners.values()].map((runner) => runner.stop(drainMs)));
-    await Promise.all([...new Set([this.#client, ...this.#clientOf.values()])].map((client) => client.close().catch(() => undefined)));
+    await this.#clients.closeAll();
   }
 
   /**
@@ -117,12 +191,12 @@ export class Fleet {
     const { logger } = this.#deps;
     const running = this.#config;
     this.#config = next;
-    if (plan.tokenChanged) for (const client of new Set([this.#client, ...this.#clientOf.values()])) client.useToken(next.api.token);
-    if (plan.newApiClient) this.#client = createApiClient(next.api, { logger });
+    for (const store of plan.newTokenStores) this.#clients.useToken(store, storeApi(next, store).token);
+    for (const store of plan.newClientStores) this.#clients.retire(store);
 
     // Servers whose last start failed are not running: a reload tries them again.
     const wanted = [...plan.added, ...plan.changed, ...next.servers.filter((s) => !this.#runners.has(keyOf(s)) && !plan.added.includes(s))];
-    const candidates = [...new Set(wanted)].map((server) => this.#build(server, this.#client));
+    const candidates = [...new Set(wanted)].map((server) => this.#build(server));
     const refused: string[] = [];
     const accepted = (
       await Promise.all(
@@ -154,9 +228,14 @@ export class Fleet {
     if (stopping.aborted) {
       await Promise.all(accepted.map((runner) => runner.close()));
     } else {
+      // A store whose servers start again is no longer refused: cleared first, so a refusal of the new start is logged and acted on.
+      for (const runner of accepted) this.#refused.delete(storeLabel(runner.parts.server.store));
       for (const runner of accepted) this.start(runner, true);
     }
-    await this.#closeUnusedClients();
+    for (const label of [...this.#refused.keys()]) {
+      if (!next.servers.some((server) => storeLabel(server.store) === label)) this.#refused.delete(label);
+    }
+    await this.#clients.closeUnused(new Set(this.#clientOf.values()));
 
     // What runs: a refused change keeps the old entry, a refused addition is not there.
     const servers = next.servers.flatMap((server) => {
@@ -166,13 +245,6 @@ export class Fleet {
     });
     this.#config = { ...next, servers };
     return { config: this.#config, refused };
-  }
-
-  /** An old API client closes once no loop uses it (a refused change can keep one on it). */
-  async #closeUnusedClients(): Promise<void> {
-    const used = new Set([this.#client, ...this.#clientOf.values()]);
-    for (const client of this.#everyClient) if (!used.has(client)) await client.close().catch(() => undefined);
-    this.#everyClient = used;
   }
 }
 

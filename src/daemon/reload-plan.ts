@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Config, ResolvedServer } from '../config/schema.js';
 import { serverLabel } from '../config/server-label.js';
+import { clientSettings, storeLabel, type StoreKey } from './stores.js';
 
 /**
  * What a reloaded configuration changes in a running porter (docs/design.md#configuration):
@@ -20,15 +21,28 @@ export interface ReloadPlan {
   /** The API address, routes or deadline changed: every loop restarts on a new HTTP client. */
   readonly newApiClient: boolean;
   readonly tokenChanged: boolean;
-}
-
-/** The parts of `api` an HTTP client is built from; the token is swapped in place, the budget waits. */
-function clientSettings(api: Config['api']): unknown {
-  return { baseUrl: api.baseUrl, timeoutMs: api.timeoutMs, routes: api.routes };
+  /** Stores (undefined: the default one) whose address, routes, deadline or token file changed: their loops restart on a new client. */
+  readonly newClientStores: readonly StoreKey[];
+  /** Stores whose token changed: every loop of theirs sends the new one from its next call. */
+  readonly newTokenStores: readonly StoreKey[];
+  /** Names of `stores` entries added and removed. */
+  readonly storesAdded: readonly string[];
+  readonly storesRemoved: readonly string[];
 }
 
 export function planReload(running: Config, next: Config): ReloadPlan {
-  const none = { deferred: [], added: [], removed: [], changed: [], newApiClient: false, tokenChanged: false };
+  const none = {
+    deferred: [],
+    added: [],
+    removed: [],
+    changed: [],
+    newApiClient: false,
+    tokenChanged: false,
+    newClientStores: [],
+    newTokenStores: [],
+    storesAdded: [],
+    storesRemoved: [],
+  };
   if (running.stateDir !== next.stateDir) {
     return {
       ...none,
@@ -43,8 +57,24 @@ export function planReload(running: Config, next: Config): ReloadPlan {
   if (!isDeepStrictEqual(running.log, next.log)) deferred.push('log (the logger is made once)');
   if (!isDeepStrictEqual(running.history, next.history)) deferred.push('history (the delivery history keeps its bound)');
 
+  const runningStores = running.stores ?? {};
+  const nextStores = next.stores ?? {};
+  const kept = Object.keys(nextStores).filter((name) => runningStores[name] !== undefined);
+  for (const name of kept) {
+    if (!isDeepStrictEqual(runningStores[name]!.budget, nextStores[name]!.budget)) {
+      deferred.push(`stores.${name}.budget (a new budget in the middle of a window could spend what the running one already spent)`);
+    }
+  }
   const newApiClient = !isDeepStrictEqual(clientSettings(running.api), clientSettings(next.api));
-  const everyLoop = newApiClient || running.poll.idleMs !== next.poll.idleMs;
+  const newClientStores: StoreKey[] = [
+    ...(newApiClient ? [undefined] : []),
+    ...kept.filter((name) => !isDeepStrictEqual(clientSettings(runningStores[name]!), clientSettings(nextStores[name]!))),
+  ];
+  const newTokenStores: StoreKey[] = [
+    ...(running.api.token !== next.api.token ? [undefined] : []),
+    ...kept.filter((name) => runningStores[name]!.token !== nextStores[name]!.token),
+  ];
+  const everyLoop = running.poll.idleMs !== next.poll.idleMs;
   const before = new Map(running.servers.map((server) => [server.id.toLowerCase(), server]));
   const after = new Set(next.servers.map((server) => server.id.toLowerCase()));
   const added: ResolvedServer[] = [];
@@ -52,10 +82,21 @@ export function planReload(running: Config, next: Config): ReloadPlan {
   for (const server of next.servers) {
     const old = before.get(server.id.toLowerCase());
     if (old === undefined) added.push(server);
-    else if (everyLoop || !isDeepStrictEqual(old, server)) changed.push(server);
+    else if (everyLoop || newClientStores.includes(server.store) || !isDeepStrictEqual(old, server)) changed.push(server);
   }
   const removed = running.servers.filter((server) => !after.has(server.id.toLowerCase())).map((server) => server.id);
-  return { deferred, added, removed, changed, newApiClient, tokenChanged: running.api.token !== next.api.token };
+  return {
+    deferred,
+    added,
+    removed,
+    changed,
+    newApiClient,
+    tokenChanged: running.api.token !== next.api.token,
+    newClientStores,
+    newTokenStores,
+    storesAdded: Object.keys(nextStores).filter((name) => runningStores[name] === undefined),
+    storesRemoved: Object.keys(runningStores).filter((name) => nextStores[name] === undefined),
+  };
 }
 
 /** One line for the log: "added a, b; removed c; restarted d". */
@@ -65,15 +106,28 @@ export function describePlan(plan: ReloadPlan, running: Config): string {
     plan.added.length > 0 ? `added ${plan.added.map(serverLabel).join(', ')}` : '',
     plan.removed.length > 0 ? `removed ${plan.removed.map(label).join(', ')}` : '',
     plan.changed.length > 0 ? `restarted ${plan.changed.map(serverLabel).join(', ')}` : '',
+    plan.storesAdded.length > 0 ? `stores added ${plan.storesAdded.join(', ')}` : '',
+    plan.storesRemoved.length > 0 ? `stores removed ${plan.storesRemoved.join(', ')}` : '',
     plan.tokenChanged ? 'a new API token' : '',
+    ...plan.newTokenStores.filter((store) => store !== undefined).map((store) => `a new API token for store ${storeLabel(store)}`),
   ].filter(Boolean);
   return parts.length > 0 ? parts.join('; ') : 'no change';
 }
 
 /** The configuration porter runs with after applying `next`: what waits for a restart keeps its running value. */
 export function effectiveConfig(running: Config, next: Config): Config {
+  const stores =
+    next.stores === undefined
+      ? undefined
+      : Object.fromEntries(
+          Object.entries(next.stores).map(([name, store]) => {
+            const old = running.stores?.[name];
+            return [name, old === undefined ? store : { ...store, budget: old.budget }];
+          }),
+        );
   return {
     ...next,
+    ...(stores !== undefined && { stores }),
     api: { ...next.api, budget: running.api.budget },
     health: running.health,
     log: running.log,

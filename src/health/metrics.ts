@@ -188,6 +188,16 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
     },
   });
   new Gauge({
+    name: 'porter_store_token_refused',
+    help: '1 while the Seller API refused the store\'s token and its servers are stopped (until a reload), else 0; store="default" is the store of api.',
+    labelNames: ['store'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const store of source?.stores ?? []) this.set({ store: store.name }, store.refused ? 1 : 0);
+    },
+  });
+  new Gauge({
     name: 'porter_server_healthy',
     help: '1 when /healthz considers the server healthy, else 0.',
     labelNames: ['server'] as const,

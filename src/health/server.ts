@@ -73,7 +73,13 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
     }
     if (path === '/healthz') {
       const report = evaluateHealth(daemon, clock.now(), policy, redact);
-      return send(response, report.status === 'ok' ? 200 : 503, 'application/json', JSON.stringify(report), request.method === 'HEAD');
+      return send(
+        response,
+        report.status === 'unhealthy' ? 503 : 200,
+        'application/json',
+        JSON.stringify(report),
+        request.method === 'HEAD',
+      );
     }
     if (path === '/history') {
       const answer = await historyAnswer(daemon, new URLSearchParams(search), { onLoopback, now: clock.now() });

@@ -16,6 +16,8 @@ export interface HealthSource {
     /** Failed journal writes since start. */
     readonly writeFailures: number;
   };
+  /** The stores and their servers; a store whose token the Seller API refused has `refused` (docs/design.md#many-stores). */
+  readonly stores?: readonly StoreStatus[];
   /** The delivery history, for /history; oldest first. */
   readonly history?: { read(): Promise<readonly HistoryRecord[]> };
 }
@@ -25,4 +27,13 @@ export interface HealthServerPart {
   readonly executor: { stats(): ExecutorStats };
   readonly api: { stats(): ServerApiStats };
   readonly loop: { health(): LoopHealth };
+}
+
+export interface StoreStatus {
+  /** The store's name; "default" for the store of `api`. */
+  readonly name: string;
+  /** Labels of the configured servers of the store. */
+  readonly servers: readonly string[];
+  /** Set while the store's servers are stopped because its token was refused: the HTTP status, the API's code, since when (clock ms). */
+  readonly refused?: { readonly status: number; readonly code: string | undefined; readonly since: number };
 }

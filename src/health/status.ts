@@ -45,9 +45,24 @@ export interface ServerHealth {
   readonly backlog: number;
 }
 
+export interface StoreHealth {
+  /** token-refused: the Seller API refused the store's token and its servers are stopped until a reload. */
+  readonly status: 'ok' | 'token-refused';
+  readonly servers: readonly string[];
+  readonly reason?: string;
+  readonly since?: string;
+}
+
+/**
+ * `degraded`: every running server is healthy, but a store's token was refused and its servers
+ * are stopped. Still HTTP 200: a restart (what an orchestrator does on a failing probe) cannot
+ * mend a token and would interrupt the stores that deliver; the metric porter_store_token_refused
+ * is what to alert on.
+ */
 export interface HealthReport {
-  readonly status: 'ok' | 'unhealthy';
+  readonly status: 'ok' | 'degraded' | 'unhealthy';
   readonly servers: Record<string, ServerHealth>;
+  readonly stores?: Record<string, StoreHealth>;
   readonly journal: JournalHealth;
 }
 
@@ -90,7 +105,26 @@ export function evaluateHealth(
     };
   }
   const healthy = Object.values(servers).every((s) => s.status === 'ok') && journal.writable;
-  return { status: healthy ? 'ok' : 'unhealthy', servers, journal };
+  const stores = storesHealth(source);
+  const refused = Object.values(stores ?? {}).some((store) => store.status === 'token-refused');
+  return { status: !healthy ? 'unhealthy' : refused ? 'degraded' : 'ok', servers, ...(stores && { stores }), journal };
+}
+
+function storesHealth(source: HealthSource): Record<string, StoreHealth> | undefined {
+  if (source.stores === undefined) return undefined;
+  const stores: Record<string, StoreHealth> = {};
+  for (const store of source.stores) {
+    const { refused } = store;
+    stores[store.name] = refused
+      ? {
+          status: 'token-refused',
+          servers: store.servers,
+          reason: `the Seller API refused the store's token (${refused.status} ${refused.code ?? '(no code)'}): its servers are stopped; give it a new token and reload`,
+          since: iso(refused.since) as string,
+        }
+      : { status: 'ok', servers: store.servers };
+  }
+  return stores;
 }
 
 function journalHealth(source: HealthSource): JournalHealth {

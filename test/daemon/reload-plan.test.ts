@@ -32,7 +32,18 @@ describe('planReload', () => {
     const plan = planReload(await same(), await same());
     assert.deepEqual(
       { ...plan, added: plan.added.length, changed: plan.changed.length },
-      { deferred: [], added: 0, removed: [], changed: 0, newApiClient: false, tokenChanged: false },
+      {
+        deferred: [],
+        added: 0,
+        removed: [],
+        changed: 0,
+        newApiClient: false,
+        tokenChanged: false,
+        newClientStores: [],
+        newTokenStores: [],
+        storesAdded: [],
+        storesRemoved: [],
+      },
     );
     assert.equal(describePlan(plan, await same()), 'no change');
   });
@@ -113,6 +124,72 @@ describe('planReload', () => {
     const plan = planReload(running, next);
     assert.deepEqual(plan.deferred, ['history (the delivery history keeps its bound)']);
     assert.deepEqual(effectiveConfig(running, next).history, running.history);
+  });
+
+  test('stores: added and removed by name; a store that moves restarts only its own servers; its token is swapped in place; its budget waits', async () => {
+    const withStores = (edit: (stores: Record<string, Record<string, unknown>>) => void) =>
+      config((raw) => {
+        const stores: Record<string, Record<string, unknown>> = {
+          eu: { baseUrl: 'https://seller.example.com', token: 'gci_eu_0123456789' },
+          us: { baseUrl: 'https://seller.example.com', token: 'gci_us_0123456789' },
+        };
+        edit(stores);
+        raw.stores = stores;
+        raw.servers[1]!.store = 'eu';
+      });
+    const running = await withStores(() => {});
+    const moved = planReload(
+      running,
+      await withStores((stores) => {
+        stores.eu!.baseUrl = 'https://eu.seller.example.com';
+        stores.eu!.token = 'gci_eu_rotated_01234';
+        delete stores.us;
+        stores.asia = { baseUrl: 'https://seller.example.com', token: 'gci_asia_0123456789' };
+      }),
+    );
+    assert.deepEqual(moved.newClientStores, ['eu']);
+    assert.deepEqual(moved.newTokenStores, ['eu']);
+    assert.equal(moved.newApiClient, false);
+    assert.deepEqual(
+      moved.changed.map((server) => server.name),
+      ['survival'],
+      'only the server of the moved store restarts',
+    );
+    assert.deepEqual(moved.storesAdded, ['asia']);
+    assert.deepEqual(moved.storesRemoved, ['us']);
+    assert.equal(describePlan(moved, running), 'restarted survival; stores added asia; stores removed us; a new API token for store eu');
+
+    const rotated = planReload(
+      running,
+      await withStores((stores) => {
+        stores.eu!.token = 'gci_eu_rotated_01234';
+        stores.us!.budget = { perWindow: 60 };
+      }),
+    );
+    assert.deepEqual(rotated.newTokenStores, ['eu']);
+    assert.deepEqual(rotated.newClientStores, []);
+    assert.equal(rotated.changed.length, 0, 'a new token restarts nothing');
+    assert.match(rotated.deferred.join('\n'), /stores\.us\.budget/);
+  });
+
+  test('a server that moves to another store restarts on its client', async () => {
+    const stores = { eu: { baseUrl: 'https://seller.example.com', token: 'gci_eu_0123456789' } };
+    const running = await config((raw) => (raw.stores = stores));
+    const next = await config((raw) => {
+      raw.stores = stores;
+      raw.servers[0]!.store = 'eu';
+    });
+    assert.deepEqual(
+      planReload(running, next).changed.map((server) => server.name),
+      ['lobby'],
+    );
+  });
+
+  test("a store's budget keeps its running value until a restart", async () => {
+    const eu = (budget?: Record<string, number>) => ({ baseUrl: 'https://seller.example.com', token: 'gci_eu_0123456789', budget });
+    const running = await config((raw) => (raw.stores = { eu: eu() }));
+    const next = await config((raw) => (raw.stores = { eu: eu({ perWindow: 30 }) }));
+    assert.deepEqual(effectiveConfig(running, next).stores?.eu?.budget, running.stores?.eu?.budget);
   });
 
   test('a new stateDir is refused whole: the journal and lock are in the old one', async () => {
