@@ -32,6 +32,9 @@ export interface MetricsOptions {
   readonly processMetrics?: boolean;
 }
 
+/** Default Node metrics that are gauges with a counter's `_total` suffix. */
+const MISNAMED_DEFAULT_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export function createMetrics(options: MetricsOptions): PorterMetrics {
@@ -200,7 +203,13 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
     },
   });
 
-  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  if (options.processMetrics ?? true) {
+    collectDefaultMetrics({ register: registry });
+    // prom-client names three gauges like counters (promtool check metrics: "non-counter metrics
+    // should not have _total suffix"); the same counts, by type, stay as nodejs_active_handles,
+    // nodejs_active_requests and nodejs_active_resources.
+    for (const misnamed of MISNAMED_DEFAULT_GAUGES) registry.removeSingleMetric(misnamed);
+  }
 
   return {
     registry,
