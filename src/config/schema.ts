@@ -346,6 +346,8 @@ export type Config = Omit<ParsedConfig, 'api' | 'servers'> & {
     readonly tokenPath?: string;
   };
   readonly servers: ResolvedServer[];
+  /** Set when porter runs one shard of the configuration (--shard): `servers` holds only that shard's. */
+  readonly shard?: { readonly index: number; readonly count: number; readonly serversConfigured: number };
 };
 
 export type ResolvedExecutor =

@@ -1,6 +1,6 @@
 import { serverLabel } from '../config/server-label.js';
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from '../clock.js';
+import { MAX_TIMER_MS, systemClock, type Clock } from '../clock.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
 import { Journal } from '../delivery/journal.js';
 import { DeliveryLedger } from '../delivery/ledger.js';
@@ -154,7 +154,11 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     logger.info({ servers: initial.map((r) => serverLabel(r.parts.server)), stateDir: config.stateDir }, 'porter started');
     for (const runner of initial) if (!stop.signal.aborted) fleet.start(runner, false);
     started();
+    // A porter with no server to run (a shard that holds none) waits for a reload or a stop all
+    // the same: signal handlers alone do not keep Node's event loop alive.
+    const keepAlive = setInterval(() => {}, MAX_TIMER_MS);
     await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+    clearInterval(keepAlive);
     await reloading;
     await fleet.stop(config.shutdown.drainMs);
   } catch (error) {

@@ -28,6 +28,8 @@ export interface MetricsOptions {
   /** Configured servers, so events name a server by its label even before attach(). */
   readonly servers?: readonly { readonly id: string; readonly name?: string | undefined }[];
   readonly clock: Clock;
+  /** This porter's shard (`1/3`) when it runs one (--shard). */
+  readonly shard?: string;
   /** Node process metrics (CPU, memory, event loop lag, GC); default on. */
   readonly processMetrics?: boolean;
 }
@@ -188,6 +190,16 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
     registers,
     collect() {
       if (source) this.set(source.journal.lastWriteError === undefined ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'porter_shard_servers',
+    help: 'Servers this porter runs: those of its shard (label shard, e.g. 1/3), or every configured server (shard="all").',
+    labelNames: ['shard'] as const,
+    registers,
+    collect() {
+      this.reset();
+      if (source) this.set({ shard: options.shard ?? 'all' }, source.servers.length);
     },
   });
   new Gauge({
