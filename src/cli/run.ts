@@ -28,7 +28,12 @@ export function registerRun(program: Command): void {
           return next;
         };
         sharded(config);
-        const [{ runDaemon }, { flushLogger }] = await Promise.all([import('../daemon/daemon.js'), import('../log.js')]);
+        const [{ runDaemon }, { flushLogger }, { agonesPortFrom }] = await Promise.all([
+          import('../daemon/daemon.js'),
+          import('../log.js'),
+          import('../agones/state.js'),
+        ]);
+        const agonesPort = agonesPortFrom(config.agones?.sdkHttpPort, process.env);
         const code = await runDaemon({
           config,
           logger,
@@ -36,6 +41,7 @@ export function registerRun(program: Command): void {
           secrets: knownSecretValues,
           reload: async () => sharded(await loadShardFor(options.config, shard)),
           reloadAtStart: takeEarlyHangup,
+          ...(agonesPort === undefined ? {} : { agonesPort }),
         });
         await flushLogger(logger);
         return code;

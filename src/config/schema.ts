@@ -287,6 +287,14 @@ export const configSchema = z.strictObject({
     })
     .default({ level: 'info' }),
   shutdown: z.strictObject({ drainMs: positiveMs(10000) }).default({ drainMs: 10000 }),
+  agones: z
+    .strictObject({
+      sdkHttpPort: port.describe(
+        "The Agones SDK's HTTP gateway port on localhost; Agones sets AGONES_SDK_HTTP_PORT in a GameServer's containers, which porter uses when this is not given.",
+      ),
+    })
+    .optional()
+    .describe('Inside an Agones GameServer: claim only while it is Ready, Reserved or Allocated, and drain on Shutdown.'),
   health: z
     .strictObject({
       listen: z

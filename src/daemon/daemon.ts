@@ -32,6 +32,8 @@ export interface DaemonOptions {
    * porter loaded), so the daemon reloads once it runs.
    */
   readonly reloadAtStart?: () => boolean;
+  /** The Agones SDK's HTTP port on localhost, inside a GameServer pod (docs/design.md#agones). */
+  readonly agonesPort?: number;
 }
 
 /**
@@ -54,7 +56,20 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     ? (await import('../health/wire.js')).healthWiring(config, { logger, clock, ...(options.secrets ? { secrets: options.secrets } : {}) })
     : undefined;
   const observer = health?.daemonOptions.observer;
-  const fleet = new Fleet(config, { journal, history, clock, logger, scrub, ...(observer ? { observer } : {}), onFatal });
+  const agones =
+    options.agonesPort === undefined
+      ? undefined
+      : (await import('../agones/wiring.js')).startAgones({ port: options.agonesPort, clock, logger, onShutdown: () => requestStop() });
+  const fleet = new Fleet(config, {
+    journal,
+    history,
+    clock,
+    logger,
+    scrub,
+    ...(observer ? { observer } : {}),
+    ...(agones ? { gate: agones.gate } : {}),
+    onFatal,
+  });
 
   const stop = new AbortController();
   let exitCode = 0;
@@ -168,7 +183,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     removeStopHandlers();
     removeReloadHandler();
     stop.abort();
-    await Promise.allSettled([fleet.stop(0), health?.close()]);
+    await Promise.allSettled([fleet.stop(0), health?.close(), agones?.close()]);
     await history.close();
     try {
       journal.flush();
