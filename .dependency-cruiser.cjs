@@ -14,6 +14,7 @@ const LAYERS = [
   'api', // the Seller API client and the budget that guards it
   'delivery', // the loop, the journal, the state directory
   'health', // /healthz and /metrics
+  'agones', // following an Agones GameServer's state
   'daemon', // assembles one loop per server
   'sim', // simulated Seller API and game servers (demo, tests, bench)
   'init', // porter init: finding a game server's settings on this machine

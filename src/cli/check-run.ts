@@ -12,7 +12,8 @@ import { scrubSecrets } from '../scrub.js';
 import { playerReader, playerSourceLabel } from '../players/reader.js';
 import { normalizeIdentifiers } from '../players/normalize.js';
 import { gameFor } from '../games/registry.js';
-import { knownSecretValues, loadConfigFor, stderrLogger } from './common.js';
+import { knownSecretValues, loadShardFor, stderrLogger } from './common.js';
+import { shardSummary, type Shard } from '../config/shard.js';
 
 /** One line of the report: what was checked, and whether it passed. */
 interface CheckLine {
@@ -23,7 +24,7 @@ interface CheckLine {
 }
 
 /** `porter check`: each line is printed as soon as it is known; the exit code sums them up. */
-export async function runChecks(configOption: string | undefined): Promise<number> {
+export async function runChecks(configOption: string | undefined, shard?: Shard): Promise<number> {
   process.stdout.write(`porter on Node.js ${process.version} (${process.platform}/${process.arch})\n`);
   const lines: CheckLine[] = [];
   const print = (line: CheckLine) => {
@@ -32,13 +33,16 @@ export async function runChecks(configOption: string | undefined): Promise<numbe
   };
   let config: Config;
   try {
-    config = await loadConfigFor(configOption);
+    config = await loadShardFor(configOption, shard);
   } catch (error) {
     print({ ok: false, text: `config: ${(error as Error).message}`, exitCode: exitCodeOf(error) });
     return exitCodeOf(error);
   }
-  print({ ok: true, text: `config: ${config.configPath} (${config.servers.length} server${config.servers.length === 1 ? '' : 's'})` });
+  const configured = config.shard?.serversConfigured ?? config.servers.length;
+  print({ ok: true, text: `config: ${config.configPath} (${configured} server${configured === 1 ? '' : 's'})` });
   for (const warning of config.warnings ?? []) process.stdout.write(`! ${warning}\n`);
+  const sharded = shardSummary(config);
+  if (sharded !== undefined) print({ ok: true, text: sharded });
   const stateDir = checkStateDir(config.stateDir);
   print(stateDir);
   const backlog = stateDir.ok ? journalBacklog(config.stateDir) : 0;

@@ -1,6 +1,7 @@
 import { serverLabel } from '../config/server-label.js';
 import type { Logger } from 'pino';
 import type { Config, ResolvedServer } from '../config/schema.js';
+import type { Shard } from '../config/shard.js';
 import { ConfigError, exitCodeOf } from '../errors.js';
 import { scrubSecrets } from '../scrub.js';
 
@@ -19,6 +20,24 @@ export function knownSecretValues(): readonly string[] {
 /** A secret learned outside a config file (porter init's answers). */
 export function rememberSecret(secret: string): void {
   knownSecrets.push(secret);
+}
+
+/**
+ * The shard this porter runs (`--shard`, else `PORTER_SHARD`), or undefined for every server.
+ * A value porter cannot use is a usage error (64), named with where it came from.
+ */
+export async function shardFrom(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<Shard | undefined> {
+  const [text, source] = flag !== undefined ? [flag, '--shard' as const] : [env.PORTER_SHARD, 'PORTER_SHARD' as const];
+  if (text === undefined || text === '') return undefined;
+  const [{ parseShard }, { hostname }] = await Promise.all([import('../config/shard.js'), import('node:os')]);
+  return parseShard(text, source, hostname());
+}
+
+/** The configuration, less the servers of other shards when `shard` is given. */
+export async function loadShardFor(option: string | undefined, shard: Shard | undefined): Promise<Config> {
+  const config = await loadConfigFor(option);
+  const { applyShard } = await import('../config/shard.js');
+  return applyShard(config, shard);
 }
 
 export async function loadConfigFor(option: string | undefined): Promise<Config> {

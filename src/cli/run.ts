@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { action, daemonLogger, knownSecretValues, loadConfigFor } from './common.js';
+import type { Config } from '../config/schema.js';
+import { action, daemonLogger, knownSecretValues, loadShardFor, shardFrom } from './common.js';
 import { takeEarlyHangup } from './early-hangup.js';
 
 export function registerRun(program: Command): void {
@@ -7,22 +8,40 @@ export function registerRun(program: Command): void {
     .command('run')
     .description('run the delivery daemon in the foreground (JSON log lines on stdout, pretty on a TTY)')
     .option('-c, --config <file>', 'config file (default: $PORTER_CONFIG)')
+    .option(
+      '--shard <I/N>',
+      "run only shard I of N of the configured servers (I may be auto: the host name's trailing -<number>); default: $PORTER_SHARD, else all",
+    )
     .addHelpText(
       'after',
       '\nExample:\n  porter run -c /etc/porter/config.json\n\nStops gracefully on SIGTERM/SIGINT: no new pulls, the command in hand is finished and reported.\nSIGHUP reads the config and secret files again (an invalid file is logged and the running config kept).',
     )
     .action(
-      action(async (options: { config?: string }) => {
-        const config = await loadConfigFor(options.config);
+      action(async (options: { config?: string; shard?: string }) => {
+        const shard = await shardFrom(options.shard);
+        const config = await loadShardFor(options.config, shard);
         const logger = await daemonLogger(config);
-        const [{ runDaemon }, { flushLogger }] = await Promise.all([import('../daemon/daemon.js'), import('../log.js')]);
+        const { shardSummary } = await import('../config/shard.js');
+        const sharded = (next: Config) => {
+          const summary = shardSummary(next);
+          if (summary !== undefined) logger.info({ shard: options.shard ?? process.env.PORTER_SHARD }, summary);
+          return next;
+        };
+        sharded(config);
+        const [{ runDaemon }, { flushLogger }, { agonesPortFrom }] = await Promise.all([
+          import('../daemon/daemon.js'),
+          import('../log.js'),
+          import('../agones/state.js'),
+        ]);
+        const agonesPort = agonesPortFrom(config.agones?.sdkHttpPort, process.env);
         const code = await runDaemon({
           config,
           logger,
           handleSignals: true,
           secrets: knownSecretValues,
-          reload: () => loadConfigFor(options.config),
+          reload: async () => sharded(await loadShardFor(options.config, shard)),
           reloadAtStart: takeEarlyHangup,
+          ...(agonesPort === undefined ? {} : { agonesPort }),
         });
         await flushLogger(logger);
         return code;

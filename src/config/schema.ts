@@ -312,6 +312,14 @@ export const configSchema = z
       })
       .default({ level: 'info' }),
     shutdown: z.strictObject({ drainMs: positiveMs(10000) }).default({ drainMs: 10000 }),
+    agones: z
+      .strictObject({
+        sdkHttpPort: port.describe(
+          "The Agones SDK's HTTP gateway port on localhost; Agones sets AGONES_SDK_HTTP_PORT in a GameServer's containers, which porter uses when this is not given.",
+        ),
+      })
+      .optional()
+      .describe('Inside an Agones GameServer: claim only while it is Ready, Reserved or Allocated, and drain on Shutdown.'),
     health: z
       .strictObject({
         listen: z
@@ -404,6 +412,8 @@ export type Config = Omit<ParsedConfig, 'api' | 'servers' | 'stores'> & {
   readonly servers: ResolvedServer[];
   /** The stores besides the default one, by name; absent or empty when the config names none. */
   readonly stores?: Readonly<Record<string, ResolvedStore>>;
+  /** Set when porter runs one shard of the configuration (--shard): `servers` holds only that shard's. */
+  readonly shard?: { readonly index: number; readonly count: number; readonly serversConfigured: number };
 };
 
 export type ResolvedExecutor =

@@ -5,7 +5,7 @@ import { createServerApi } from '../api/server-api.js';
 import type { Budget } from '../api/budget.js';
 import type { Clock } from '../clock.js';
 import type { ResolvedServer } from '../config/schema.js';
-import type { DeliveryObserver } from '../delivery/loop.js';
+import type { DeliveryLoopOptions, DeliveryObserver } from '../delivery/loop.js';
 import { DeliveryLoop } from '../delivery/loop.js';
 import { idleDelay } from '../delivery/idle-pacing.js';
 import type { Journal } from '../delivery/journal.js';
@@ -41,6 +41,8 @@ export interface SharedParts {
   readonly observer?: DeliveryObserver;
   /** The delivery history every loop records its settled commands in. */
   readonly history?: DeliveryLedger;
+  /** Holds every pull while claims are not allowed (Agones). */
+  readonly gate?: DeliveryLoopOptions['gate'];
 }
 
 export function buildServer(server: ResolvedServer, shared: SharedParts): ServerParts {
@@ -74,6 +76,7 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
     clock,
     logger,
     ...(shared.observer ? { observer: shared.observer } : {}),
+    ...(shared.gate ? { gate: shared.gate } : {}),
     ...(shared.history ? { history: { record: (delivery) => shared.history?.record({ ...delivery, serverName: server.name }) } } : {}),
   });
   return { server, executor, players, budget, api, loop };

@@ -1,6 +1,6 @@
 import { serverLabel } from '../config/server-label.js';
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from '../clock.js';
+import { MAX_TIMER_MS, systemClock, type Clock } from '../clock.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
 import { Journal } from '../delivery/journal.js';
 import { DeliveryLedger } from '../delivery/ledger.js';
@@ -32,6 +32,8 @@ export interface DaemonOptions {
    * porter loaded), so the daemon reloads once it runs.
    */
   readonly reloadAtStart?: () => boolean;
+  /** The Agones SDK's HTTP port on localhost, inside a GameServer pod (docs/design.md#agones). */
+  readonly agonesPort?: number;
 }
 
 /**
@@ -54,7 +56,21 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     ? (await import('../health/wire.js')).healthWiring(config, { logger, clock, ...(options.secrets ? { secrets: options.secrets } : {}) })
     : undefined;
   const observer = health?.daemonOptions.observer;
-  const fleet = new Fleet(config, { journal, history, clock, logger, scrub, ...(observer ? { observer } : {}), onFatal, onStoreRefused });
+  const agones =
+    options.agonesPort === undefined
+      ? undefined
+      : (await import('../agones/wiring.js')).startAgones({ port: options.agonesPort, clock, logger, onShutdown: () => requestStop() });
+  const fleet = new Fleet(config, {
+    journal,
+    history,
+    clock,
+    logger,
+    scrub,
+    ...(observer ? { observer } : {}),
+    ...(agones ? { gate: agones.gate } : {}),
+    onFatal,
+    onStoreRefused,
+  });
 
   const stop = new AbortController();
   let exitCode = 0;
@@ -174,7 +190,11 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     logger.info({ servers: initial.map((r) => serverLabel(r.parts.server)), stateDir: config.stateDir }, 'porter started');
     for (const runner of initial) if (!stop.signal.aborted) fleet.start(runner, false);
     started();
+    // A porter with no server to run (a shard that holds none) waits for a reload or a stop all
+    // the same: signal handlers alone do not keep Node's event loop alive.
+    const keepAlive = setInterval(() => {}, MAX_TIMER_MS);
     await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+    clearInterval(keepAlive);
     await reloading;
     await fleet.stop(config.shutdown.drainMs);
   } catch (error) {
@@ -184,7 +204,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     removeStopHandlers();
     removeReloadHandler();
     stop.abort();
-    await Promise.allSettled([fleet.stop(0), health?.close()]);
+    await Promise.allSettled([fleet.stop(0), health?.close(), agones?.close()]);
     await history.close();
     try {
       journal.flush();

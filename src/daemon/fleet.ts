@@ -8,7 +8,7 @@ import { serverLabel } from '../config/server-label.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
 import type { Journal } from '../delivery/journal.js';
 import type { DeliveryLedger } from '../delivery/ledger.js';
-import { buildServer, type ServerParts } from './build-server.js';
+import { buildServer, type ServerParts, type SharedParts } from './build-server.js';
 import type { ReloadPlan } from './reload-plan.js';
 import { ServerRunner } from './server-runner.js';
 import { isTokenRefused, storeApi, StoreClients, storeLabel, tokenKeys, type StoreKey } from './stores.js';
@@ -22,6 +22,8 @@ export interface FleetDeps {
   readonly observer?: DeliveryObserver;
   /** The delivery history every loop records its settled commands in; it outlives the loops. */
   readonly history?: DeliveryLedger;
+  /** Holds every loop's pulls while claims are not allowed (Agones). */
+  readonly gate?: SharedParts['gate'];
   /** A server's loop ended on a fatal error; `fromReload` when a reload started it. */
   readonly onFatal: (error: unknown, server: ResolvedServer, fromReload: boolean) => void;
   /**
@@ -74,7 +76,7 @@ export class Fleet {
   }
 
   #build(server: ResolvedServer): ServerRunner {
-    const { journal, history, clock, logger, scrub, observer } = this.#deps;
+    const { journal, history, clock, logger, scrub, observer, gate } = this.#deps;
     const key = keyOf(server);
     const client = this.#clients.clientFor(this.#config, server.store);
     let budget = this.#budgets.get(key);
@@ -89,6 +91,7 @@ export class Fleet {
       scrub,
       ...(observer ? { observer } : {}),
       ...(history ? { history } : {}),
+      ...(gate ? { gate } : {}),
     });
     const runner = new ServerRunner(parts, { logger, clock });
     this.#clientOf.set(runner, client);

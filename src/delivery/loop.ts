@@ -39,6 +39,11 @@ export interface DeliveryLoopOptions {
   readonly policy: CommandPolicyCheck;
   /** Returns the failure reason when the game's answer means the command failed. */
   readonly failureIn: (answer: string) => string | null;
+  /**
+   * Holds the next pull until claims are allowed (an Agones GameServer not Ready yet); the pull
+   * in flight and the command in hand are never interrupted by it.
+   */
+  readonly gate?: { waitOpen(signal: AbortSignal): Promise<void> };
   /** How long to wait before the next idle pull; the budget-aware pacing lives behind this. */
   readonly idleDelay: () => number;
   /** Milliseconds until the pull route's budget allows a call (0 = now). */
@@ -133,6 +138,7 @@ export class DeliveryLoop {
       try {
         await this.#waitForWritableJournal(signals.stop);
         await this.#o.executor.waitReady(signals.stop);
+        await this.#o.gate?.waitOpen(signals.stop);
         await this.#waitForPullBudget(signals.stop);
         const online = await this.#o.players.get(signals.stop);
         if (signals.stop.aborted) break;

@@ -28,9 +28,14 @@ export interface MetricsOptions {
   /** Configured servers, so events name a server by its label even before attach(). */
   readonly servers?: readonly { readonly id: string; readonly name?: string | undefined }[];
   readonly clock: Clock;
+  /** This porter's shard (`1/3`) when it runs one (--shard). */
+  readonly shard?: string;
   /** Node process metrics (CPU, memory, event loop lag, GC); default on. */
   readonly processMetrics?: boolean;
 }
+
+/** Default Node metrics that are gauges with a counter's `_total` suffix. */
+const MISNAMED_DEFAULT_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -198,6 +203,16 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
     },
   });
   new Gauge({
+    name: 'porter_shard_servers',
+    help: 'Servers this porter runs: those of its shard (label shard, e.g. 1/3), or every configured server (shard="all").',
+    labelNames: ['shard'] as const,
+    registers,
+    collect() {
+      this.reset();
+      if (source) this.set({ shard: options.shard ?? 'all' }, source.servers.length);
+    },
+  });
+  new Gauge({
     name: 'porter_server_healthy',
     help: '1 when /healthz considers the server healthy, else 0.',
     labelNames: ['server'] as const,
@@ -210,7 +225,13 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
     },
   });
 
-  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  if (options.processMetrics ?? true) {
+    collectDefaultMetrics({ register: registry });
+    // prom-client names three gauges like counters (promtool check metrics: "non-counter metrics
+    // should not have _total suffix"); the same counts, by type, stay as nodejs_active_handles,
+    // nodejs_active_requests and nodejs_active_resources.
+    for (const misnamed of MISNAMED_DEFAULT_GAUGES) registry.removeSingleMetric(misnamed);
+  }
 
   return {
     registry,

@@ -23,12 +23,16 @@ export interface HealthWiring {
 }
 
 export function healthWiring(
-  config: Pick<Config, 'health' | 'servers' | 'poll'>,
+  config: Pick<Config, 'health' | 'servers' | 'poll' | 'shard'>,
   deps: { readonly logger: Logger; readonly clock: Clock; readonly secrets?: () => readonly string[] },
 ): HealthWiring | undefined {
   const listen = config.health?.listen;
   if (listen === undefined) return undefined;
-  const metrics = createMetrics({ clock: deps.clock, servers: config.servers });
+  const metrics = createMetrics({
+    clock: deps.clock,
+    servers: config.servers,
+    ...(config.shard ? { shard: `${config.shard.index}/${config.shard.count}` } : {}),
+  });
   let server: HealthServer | undefined;
   let closed = false;
   return {

@@ -5,7 +5,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { parseListen } from '../../src/health/listen.js';
 import { parseDockerfile } from './dockerfile.js';
 import { readRepoFile, repoPath } from './repo.js';
-import { run } from './run.js';
+import { loadYaml, yamlMissing } from './yaml.js';
 
 /**
  * docker-compose.example.yml read against what itzg/minecraft-server documents (EULA, ENABLE_RCON,
@@ -15,18 +15,7 @@ import { run } from './run.js';
  * parser among porter's dependencies).
  */
 
-const PYTHON = '/usr/bin/python3';
-const toJson = 'import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)';
-
-async function loadYaml(text: string): Promise<unknown> {
-  const result = await run(PYTHON, ['-c', toJson], { input: text, timeoutMs: 20_000 });
-  assert.equal(result.code, 0, `python3-yaml could not read the compose file: ${result.stderr}`);
-  return JSON.parse(result.stdout);
-}
-
-const probe = await run(PYTHON, ['-c', 'import yaml'], { timeoutMs: 10_000 }).catch(() => ({ code: 1 }));
-const skip = probe.code === 0 ? false : 'Debian python3-yaml is not installed (apt-get install python3-yaml)';
-if (skip && process.env.PORTER_REQUIRE_SHIP_TOOLS === '1') throw new Error(`${skip}; CI requires it`);
+const skip = await yamlMissing();
 
 type Service = {
   image?: string;

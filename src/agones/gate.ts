@@ -1,0 +1,49 @@
+import { decisionFor, type GateDecision } from './state.js';
+
+/**
+ * Holds every delivery loop's next pull while the GameServer is not in a state to receive
+ * purchases. Unknown (the SDK sidecar not answering yet) holds too: nothing is claimed until a
+ * state is known. A pull already in flight is not interrupted: what it claims is run.
+ */
+export class ClaimGate {
+  #state: string | undefined;
+  #waiters = new Set<() => void>();
+
+  get state(): string | undefined {
+    return this.#state;
+  }
+
+  get decision(): GateDecision {
+    return decisionFor(this.#state);
+  }
+
+  /** A new state from the SDK; returns what changed hands for the caller to log. */
+  update(state: string | undefined): { before: GateDecision; after: GateDecision } {
+    const before = this.decision;
+    this.#state = state;
+    const after = this.decision;
+    if (after === 'claim') {
+      for (const release of this.#waiters) release();
+      this.#waiters.clear();
+    }
+    return { before, after };
+  }
+
+  /** Resolves at once while claims are allowed, else when they are; rejects when `signal` aborts. */
+  waitOpen(signal: AbortSignal): Promise<void> {
+    if (this.decision === 'claim') return Promise.resolve();
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        this.#waiters.delete(release);
+        reject(signal.reason as Error);
+      };
+      const release = () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.#waiters.add(release);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}

@@ -1,0 +1,109 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { startAgonesSdk } from '../../src/sim/agones-sdk.js';
+import { SIM_SERVER_ID, startBed, WAIT } from './harness.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+/**
+ * porter as a sidecar of an Agones GameServer, through the real CLI against a simulated SDK
+ * gateway (src/sim/agones-sdk.ts): AGONES_SDK_HTTP_PORT set as Agones sets it, the state moved
+ * as Agones moves it.
+ */
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('Agones: porter follows the GameServer state', () => {
+  test('nothing is claimed before Ready; Ready and Allocated deliver; Shutdown drains and exits 0', async () => {
+    const sdk = await startAgonesSdk({ state: 'Scheduled' });
+    const bed = await startBed();
+    try {
+      bed.writeConfig();
+      const first = bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 1' });
+      const porter = bed.spawnPorter({ env: { AGONES_SDK_HTTP_PORT: String(sdk.port) } });
+      await porter.waitForLog(/^Agones GameServer is Scheduled: holding claims$/);
+      await porter.waitForLog(/^porter started$/);
+      sdk.setState('RequestReady');
+      await porter.waitForLog(/^Agones GameServer is RequestReady: holding claims$/);
+      sdk.setState('Unhealthy');
+      await porter.waitForLog(/^Agones GameServer is Unhealthy: holding claims$/);
+      const pulls = () => bed.api.requests.filter((r) => r.route === 'pull').length;
+      assert.equal(pulls(), 0, 'no pull while the GameServer is not Ready');
+      assert.equal(bed.ranCount('give Steve diamond 1'), 0);
+
+      sdk.setState('Ready');
+      await waitFor(() => bed.api.commands().find((c) => c.id === first)?.status === 'EXECUTED' || porter.exit, {
+        ...WAIT,
+        what: 'the purchase delivered once Ready',
+      });
+      sdk.setState('Allocated');
+      await porter.waitForLog(/^Agones GameServer is Allocated: claiming$/);
+      const second = bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 2' });
+      await waitFor(() => bed.api.commands().find((c) => c.id === second)?.status === 'EXECUTED' || porter.exit, {
+        ...WAIT,
+        what: 'a purchase delivered while Allocated',
+      });
+
+      sdk.setState('Shutdown');
+      assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+      assert.ok(porter.logs(/^Agones GameServer is Shutdown: draining/).length === 1);
+      assert.equal(bed.ranCount('give Steve diamond 1'), 1);
+      assert.equal(bed.ranCount('give Steve diamond 2'), 1);
+    } finally {
+      await bed.close();
+      await sdk.close();
+    }
+  });
+
+  test('an SDK sidecar that starts after porter, and a watch stream that drops, are waited for', async () => {
+    const port = await freePort();
+    const bed = await startBed();
+    let sdk: Awaited<ReturnType<typeof startAgonesSdk>> | undefined;
+    try {
+      bed.writeConfig();
+      const id = bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve emerald 1' });
+      const porter = bed.spawnPorter({ env: { AGONES_SDK_HTTP_PORT: String(port) } });
+      await porter.waitForLog(/^Agones SDK not answering on localhost/);
+      await porter.waitForLog(/^porter started$/);
+      assert.equal(bed.api.requests.filter((r) => r.route === 'pull').length, 0, 'no claim while no state is known');
+
+      sdk = await startAgonesSdk({ state: 'Ready', port });
+      await waitFor(() => bed.api.commands().find((c) => c.id === id)?.status === 'EXECUTED' || porter.exit, {
+        ...WAIT,
+        what: 'delivered once the SDK answered Ready',
+      });
+      await porter.waitForLog(/^Agones SDK answers again/);
+
+      const reads = sdk.requests.filter((path) => path === '/gameserver').length;
+      sdk.dropWatchers();
+      await waitFor(() => (sdk!.requests.filter((path) => path === '/gameserver').length > reads && sdk!.watchers > 0) || porter.exit, {
+        ...WAIT,
+        what: 'porter watching again after the stream dropped',
+      });
+      sdk.setState('Shutdown');
+      assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+    } finally {
+      await bed.close();
+      await sdk?.close();
+    }
+  });
+
+  test('an AGONES_SDK_HTTP_PORT that is not a port is a configuration error naming it', async () => {
+    const bed = await startBed();
+    try {
+      bed.writeConfig();
+      const porter = bed.spawnPorter({ env: { AGONES_SDK_HTTP_PORT: 'ninety' } });
+      assert.deepEqual(await porter.waitExit(), { code: 78, signal: null }, porter.tail());
+      assert.match(porter.stderr, /AGONES_SDK_HTTP_PORT is "ninety", not a port/);
+    } finally {
+      await bed.close();
+    }
+  });
+});
