@@ -44,11 +44,15 @@ export interface BattlEyeExecuted {
 }
 
 /**
- * Faults for the next command that is not a query:
- * - drop-command: its datagram is lost on the way in; it does not run;
+ * Faults for the next command that is not a query (or, aimed at `empty command`, the next empty
+ * command: a keepalive, a probe, a recheck):
+ * - drop-command: its datagram is lost on the way in; it does not run (nor count as a command);
  * - drop-answer: it runs, and every datagram of its answer is lost.
  */
 export type BattlEyeFault = 'drop-command' | 'drop-answer';
+
+/** What a fault is aimed at: the next delivery command, or the next empty command. */
+export type BattlEyeFaultTarget = 'command' | 'empty command';
 
 /** How the parts of a split answer go out. */
 export type PartOrder = 'in-order' | 'reversed' | 'duplicated';
@@ -68,7 +72,7 @@ export interface FakeBattlEyeServer {
   readonly unacknowledged: number;
   join(player: string | SimBattlEyePlayer): void;
   leave(name: string): void;
-  failNext(fault: BattlEyeFault): void;
+  failNext(fault: BattlEyeFault, target?: BattlEyeFaultTarget): void;
   setPartOrder(order: PartOrder): void;
   setHandler(handler: BattlEyeCommandHandler | undefined): void;
   setPassword(password: string): void;
@@ -91,6 +95,7 @@ export interface BattlEyeServerStats {
   authFailures: number;
   /** Login attempts left unanswered because RCon is disabled. */
   unansweredLogins: number;
+  /** Empty commands received from logged-in clients (keepalives, probes, rechecks), answered or not. */
   keepalives: number;
   messagesSent: number;
   /** Sends of a message beyond its first. */
@@ -151,6 +156,7 @@ class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
   readonly #logger: Logger | undefined;
   readonly #clients = new Map<string, Client>();
   readonly #faults: BattlEyeFault[] = [];
+  readonly #emptyFaults: BattlEyeFault[] = [];
   #socket: Socket | undefined;
   #port: number;
   #password: string;
@@ -197,8 +203,8 @@ class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
     if (seat) this.broadcast(`Player #${seat.slot} ${seat.name} disconnected`);
   }
 
-  failNext(fault: BattlEyeFault): void {
-    this.#faults.push(fault);
+  failNext(fault: BattlEyeFault, target: BattlEyeFaultTarget = 'command'): void {
+    (target === 'command' ? this.#faults : this.#emptyFaults).push(fault);
   }
 
   setPartOrder(order: PartOrder): void {
@@ -289,6 +295,11 @@ class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
       this.stats.acks += 1;
       return;
     }
+    const emptyFault = packet.body.length === 0 ? this.#emptyFaults.shift() : undefined;
+    if (emptyFault === 'drop-command') {
+      this.stats.ignored += 1;
+      return;
+    }
     const now = this.#clock.now();
     if (now - client.lastCommandAt > CLIENT_SILENCE_MS) {
       this.#drop(client, 'no command for 45 s');
@@ -299,7 +310,7 @@ class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
     const command = packet.body.toString('utf8');
     if (command === '') {
       this.stats.keepalives += 1;
-      this.#sendTo(client, encodeAnswer(packet.seq, Buffer.alloc(0)));
+      if (emptyFault !== 'drop-answer') this.#sendTo(client, encodeAnswer(packet.seq, Buffer.alloc(0)));
       return;
     }
     this.#run(client, packet.seq, command);

@@ -134,6 +134,31 @@ describe('DayZ over BattlEye RCon through the real CLI', () => {
     }
   });
 
+  test('one lost answer: that delivery fails as unknown and is never resent, the next runs on the same login', async () => {
+    const { bed, dayz, ran, close } = await startDayz();
+    try {
+      const find = (id: string) => bed.api.commands().find((c) => c.id === id);
+      const porter = bed.spawnPorter();
+      await porter.waitForLog(/^BattlEye RCon logged in/);
+      dayz.failNext('drop-answer');
+      const lost = bed.api.enqueue(SIM_SERVER_ID, { command: '#give Survivor M4' });
+      await waitFor(() => isSettled(find(lost)?.status ?? '') || porter.exit, { ...WAIT, what: 'the delivery whose answer is lost' });
+      await porter.waitForLog(/^BattlEye RCon session still answers after a missing answer/);
+      const next = bed.api.enqueue(SIM_SERVER_ID, { command: 'say -1 next' });
+      await waitFor(() => isSettled(find(next)?.status ?? '') || porter.exit, { ...WAIT, what: 'the next delivery' });
+      assert.equal(porter.exit, undefined, porter.tail());
+
+      assert.equal(find(lost)?.status, 'FAILED');
+      assert.match(find(lost)?.error ?? '', /outcome unknown[\s\S]*not resent/);
+      assert.equal(find(next)?.status, 'EXECUTED', find(next)?.error);
+      assert.equal(ran('#give Survivor M4'), 1, 'never resent');
+      assert.equal(dayz.stats.logins, 1, 'no new login for one lost answer');
+      assert.deepEqual(porter.logs(/^BattlEye RCon connection lost/), []);
+    } finally {
+      await close();
+    }
+  });
+
   test('a flood of server messages: porter acknowledges them all and keeps delivering, once each', async () => {
     const { bed, dayz, ran, close } = await startDayz();
     try {

@@ -22,16 +22,50 @@ interface Pending {
   settle(outcome: { answer: string } | { error: Error }): void;
 }
 
+type RequestKind = 'command' | 'keepalive' | 'probe' | 'recheck';
+
+/**
+ * How long the sequence number of a request that went unanswered stays out of use on its session.
+ * Its answer may still be on the way (a server that stalled for a moment, a datagram held in a
+ * queue), and a late answer must never be taken for the answer to a later request under the same
+ * one-byte number. Two minutes is the longest a datagram is assumed to wander the internet (TCP's
+ * maximum segment lifetime, RFC 9293 §3.4.2, guards against the same hazard); real late answers
+ * come within seconds, and the recheck's answer shows the server has caught up.
+ */
+const RETIRED_MS = 120_000;
+
+/**
+ * Unanswered requests one session may hold retired at once. A path that loses more than this
+ * within RETIRED_MS is better served by a new login, and the bound keeps sequence numbers free.
+ */
+const MAX_RETIRED = 16;
+
 /**
  * One logged-in BattlEye RCon client: a connected UDP socket, commands matched to their answers
  * by sequence number, server messages acknowledged, and an empty command whenever nothing was
  * sent for `keepaliveMs`.
  *
  * UDP says nothing about delivery, so a command is "sent" once the datagram left, and a command
- * whose answer does not come in time has an unknown outcome: it is never sent again. Any request
- * left unanswered (a command or a keepalive) ends the connection: the server has gone, dropped
- * this client, or lost datagrams, and a new socket guarantees that a late answer can never be
- * taken for the answer to a later command that reuses its sequence number.
+ * whose answer does not come in time has an unknown outcome: it is never sent again.
+ *
+ * One missing answer is not a lost session. Logging in again is not free: BattlEye announces
+ * every login to the server's admins ("RCon admin #N logged in"), and server messages sent to
+ * the old session are lost. So a request left unanswered (a command, a keepalive, the probe
+ * before a delivery) is followed by a recheck: an empty command, which BattlEye answers on a live
+ * session with an empty answer under the same sequence number (BERConProtocol.txt, "Command
+ * packet": the server acknowledges a command with its sequence number and a response "OR
+ * nothing"; https://www.battleye.com/downloads/BERConProtocol.txt, copied in
+ * WoozyMasta/bercon-cli pkg/bercon/spec/bercon-protocol.md). Requests wait for it. Answered,
+ * the session goes on; unanswered too, the server has gone or dropped this client (it does after
+ * 45 s without a command, or after 5 unacknowledged message sends) and the connection ends, so
+ * the link logs in again on a new socket.
+ *
+ * The hazard the old "new socket after any missing answer" rule avoided: the unanswered
+ * request's answer may still come, and with one-byte sequence numbers that wrap, it must never be
+ * taken for the answer to a later request under the same number. So the number is retired: no
+ * request on this session uses it for RETIRED_MS, whatever wraps meanwhile, and an answer that
+ * arrives for it is counted as late and ignored. At most MAX_RETIRED numbers are retired at once;
+ * one more unanswered request replaces the session instead.
  */
 export class BattlEyeConnection {
   readonly #socket: Socket;
@@ -39,6 +73,10 @@ export class BattlEyeConnection {
   readonly #where: string;
   readonly #pending = new Map<number, Pending>();
   readonly #messages = new MessageSeen();
+  /** Sequence number → when it may be used again (see RETIRED_MS). */
+  readonly #retired = new Map<number, number>();
+  /** The empty command sent after a request went unanswered, while it waits for its answer. */
+  #recheck: Promise<void> | undefined;
   #nextSeq = 0;
   #open = true;
   #cancelKeepalive = () => {};
@@ -67,14 +105,15 @@ export class BattlEyeConnection {
   }
 
   /**
-   * Sends one command and resolves with its whole answer. NotSentError when the connection is
-   * closed or the datagram could not leave; OutcomeUnknownError once it left and no complete
+   * Sends one command and resolves with its whole answer, after the recheck under way (if any)
+   * found the session alive. NotSentError when the connection is closed or ends during the
+   * recheck, or the datagram could not leave; OutcomeUnknownError once it left and no complete
    * answer came within `timeoutMs` (or the signal aborted, or the connection ended meanwhile).
    */
-  request(text: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
-    if (!this.#open) return Promise.reject(new NotSentError(`${this.#where} is not connected; the command was not sent`));
-    if (signal?.aborted)
-      return Promise.reject(new NotSentError('the command was cancelled before it was sent over BattlEye RCon; it was not sent'));
+  async request(text: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+    await this.#afterRecheck(signal);
+    if (!this.#open) throw new NotSentError(`${this.#where} is not connected; the command was not sent`);
+    if (signal?.aborted) throw new NotSentError('the command was cancelled before it was sent over BattlEye RCon; it was not sent');
     return this.#send(text, timeoutMs, signal);
   }
 
@@ -82,9 +121,11 @@ export class BattlEyeConnection {
    * An empty command, answered: the server is there and knows this client, right before a delivery
    * command goes out. A server that went down or dropped the client is found out here, while the
    * command is still provably unsent, instead of by the command itself, whose outcome would then be
-   * unknown. Rejects with NotSentError (and the connection ends) when the probe goes unanswered.
+   * unknown. Rejects with NotSentError when the probe goes unanswered (a recheck follows, and the
+   * connection ends if that goes unanswered too).
    */
   async probe(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    await this.#afterRecheck(signal);
     if (!this.#open) throw new NotSentError(`${this.#where} is not connected; the command was not sent`);
     try {
       await this.#send('', timeoutMs, signal, 'probe');
@@ -101,12 +142,22 @@ export class BattlEyeConnection {
     this.#end(reason);
   }
 
-  #send(
-    text: string,
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-    what: 'command' | 'keepalive' | 'probe' = 'command',
-  ): Promise<string> {
+  /** Resolves once no recheck is under way; NotSentError when the signal aborts meanwhile. */
+  #afterRecheck(signal: AbortSignal | undefined): Promise<void> {
+    const recheck = this.#recheck;
+    if (!recheck) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () =>
+        reject(new NotSentError('the command was cancelled while porter checked the BattlEye RCon session; it was not sent'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      void recheck.then(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+  }
+
+  #send(text: string, timeoutMs: number, signal: AbortSignal | undefined, what: RequestKind = 'command'): Promise<string> {
     const seq = this.#allocateSeq();
     return new Promise<string>((resolve, reject) => {
       let cancelDeadline = () => {};
@@ -134,9 +185,7 @@ export class BattlEyeConnection {
               'the command was sent, so whether it ran is unknown and it is not sent again',
           ),
         });
-        this.#end(
-          what === 'command' ? `a command got no answer within ${timeoutMs} ms` : `no answer to the ${what} within ${timeoutMs} ms`,
-        );
+        this.#unanswered(seq, what, timeoutMs);
       });
       this.#transmit(encodeCommand(seq, text), (error) => {
         pending.settle({
@@ -159,22 +208,63 @@ export class BattlEyeConnection {
     }
   }
 
-  /** The next sequence number no request in flight holds (at most two are: a command and a keepalive). */
+  /**
+   * The next sequence number that no request in flight holds (at most three: a command, a
+   * keepalive, a recheck) and that is not retired. Always found: at most MAX_RETIRED + 3 of 256
+   * are taken.
+   */
   #allocateSeq(): number {
+    const now = this.#options.clock.now();
+    for (const [seq, until] of this.#retired) if (until <= now) this.#retired.delete(seq);
     for (;;) {
       const seq = this.#nextSeq;
       this.#nextSeq = (seq + 1) & 0xff;
-      if (!this.#pending.has(seq)) return seq;
+      if (!this.#pending.has(seq) && !this.#retired.has(seq)) return seq;
     }
+  }
+
+  /**
+   * A request got no answer in time: its sequence number is retired, and an empty command checks
+   * whether the session is still there. A recheck that goes unanswered itself ends the connection.
+   */
+  #unanswered(seq: number, what: RequestKind, timeoutMs: number): void {
+    if (!this.#open) return;
+    if (what === 'recheck') {
+      this.#end(`no answer within ${timeoutMs} ms to a request, nor to the empty command sent after it`);
+      return;
+    }
+    this.#retired.set(seq, this.#options.clock.now() + RETIRED_MS);
+    if (this.#retired.size > MAX_RETIRED) {
+      this.#end(`more than ${MAX_RETIRED} requests went unanswered within ${RETIRED_MS / 1000} s`);
+      return;
+    }
+    if (this.#recheck) return;
+    const { traffic, logger } = this.#options;
+    traffic.rechecks += 1;
+    logger.debug({ unanswered: what, timeoutMs }, 'BattlEye RCon request unanswered; checking the session with an empty command');
+    this.#recheck = this.#send('', this.#options.timeoutMs, undefined, 'recheck').then(
+      () => {
+        this.#recheck = undefined;
+        logger.info({ unanswered: what }, 'BattlEye RCon session still answers after a missing answer; keeping it');
+      },
+      () => {
+        this.#recheck = undefined;
+      },
+    );
   }
 
   #armKeepalive(): void {
     this.#cancelKeepalive();
     this.#cancelKeepalive = startDeadline(this.#options.clock, this.#options.keepaliveMs, () => {
-      if (!this.#open) return;
-      this.#options.traffic.keepalives += 1;
-      // An unanswered keepalive ends the connection by itself; nobody waits for its answer.
-      this.#send('', this.#options.timeoutMs, undefined, 'keepalive').catch(() => {});
+      // A recheck under way is a command packet too: it keeps the login alive.
+      if (!this.#open || this.#recheck) return;
+      const { traffic } = this.#options;
+      traffic.keepalives += 1;
+      // An unanswered keepalive starts a recheck by itself; nobody else waits for its answer.
+      this.#send('', this.#options.timeoutMs, undefined, 'keepalive').then(
+        () => (traffic.answeredKeepalives += 1),
+        () => {},
+      );
     });
   }
 
@@ -206,7 +296,8 @@ export class BattlEyeConnection {
       case 'answer': {
         const pending = this.#pending.get(packet.seq);
         if (!pending) {
-          traffic.ignoredAnswers += 1;
+          if (this.#retired.has(packet.seq)) traffic.lateAnswers += 1;
+          else traffic.ignoredAnswers += 1;
           return;
         }
         switch (pending.parts.add(packet.total, packet.index, packet.body)) {

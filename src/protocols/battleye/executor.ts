@@ -35,7 +35,8 @@ const DEFAULT_KEEPALIVE_MS = 30_000;
 /**
  * DayZ and Arma 3 over BattlEye RCon (UDP): one logged-in client per server, one command in
  * flight at a time, reconnecting (a new socket and login) with backoff whenever the connection
- * ends. The outcome errors follow the Executor contract: CommandRefusedError before sending,
+ * ends, which a single missing answer does not do (see BattlEyeConnection: an empty command
+ * checks the session first). The outcome errors follow the Executor contract: CommandRefusedError before sending,
  * NotSentError while not logged in or when the datagram could not leave, OutcomeUnknownError
  * once it left without an answer, CredentialsError when the password is rejected.
  */

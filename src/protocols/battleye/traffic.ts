@@ -13,8 +13,23 @@ export interface BattlEyeTraffic {
   repeatedMessages: number;
   /** Empty commands sent to keep the login alive. */
   keepalives: number;
+  /** Keepalives answered in time. */
+  answeredKeepalives: number;
+  /** Empty commands sent to check the session after a request went unanswered. */
+  rechecks: number;
+  /** Answers (or parts) that came for a request after it went unanswered: ignored, the request stays unknown. */
+  lateAnswers: number;
 }
 
 export function emptyTraffic(): BattlEyeTraffic {
-  return { dropped: 0, ignoredAnswers: 0, messages: 0, repeatedMessages: 0, keepalives: 0 };
+  return {
+    dropped: 0,
+    ignoredAnswers: 0,
+    messages: 0,
+    repeatedMessages: 0,
+    keepalives: 0,
+    answeredKeepalives: 0,
+    rechecks: 0,
+    lateAnswers: 0,
+  };
 }

@@ -17,6 +17,8 @@ export class RawPeer {
   readonly #password: string;
   #client: RemoteInfo | undefined;
   answerKeepalives = true;
+  /** Datagrams to send back for each (non-empty) command, in order; nothing when unset. */
+  onCommand: ((command: ReceivedCommand) => Buffer[]) | undefined;
 
   private constructor(socket: Socket, password: string) {
     this.#socket = socket;
@@ -67,8 +69,10 @@ export class RawPeer {
     if (packet.kind === 'login') {
       this.#client = from;
       this.send(encodeLoginAnswer(packet.password.toString('utf8') === this.#password));
-    } else if (packet.kind === 'command' && packet.body.length === 0 && this.answerKeepalives) {
-      this.send(encodeAnswer(packet.seq, Buffer.alloc(0)));
+    } else if (packet.kind === 'command' && packet.body.length === 0) {
+      if (this.answerKeepalives) this.send(encodeAnswer(packet.seq, Buffer.alloc(0)));
+    } else if (packet.kind === 'command' && this.onCommand) {
+      this.send(...this.onCommand({ seq: packet.seq, text: packet.body.toString('utf8') }));
     }
   }
 }
