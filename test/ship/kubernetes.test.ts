@@ -11,6 +11,7 @@ import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import { PodTemplateSpec } from 'kubernetes-models/v1/PodTemplateSpec';
 
 /**
  * The manifests in deploy/kubernetes/ are validated against the Kubernetes API's own schemas
@@ -78,6 +79,28 @@ function volumeOf(container: Container, path: string): string | undefined {
     .filter((m) => path === m.mountPath || path.startsWith(`${m.mountPath}/`))
     .sort((a, b) => b.mountPath.length - a.mountPath.length)[0];
   return mount?.name;
+}
+
+interface PodTemplate {
+  spec: { containers: Container[]; volumes?: Array<{ name: string; configMap?: { name: string }; secret?: { secretName: string } }> };
+}
+
+/** The porter container of a pod template: its config (from a ConfigMap in `docs`) loads and its secrets are mounted files. */
+async function checkPorterConfig(docs: Manifest[], template: PodTemplate) {
+  const porter = template.spec.containers.find((c) => c.name === 'porter')!;
+  const configPath = porter.env?.find((e) => e.name === 'PORTER_CONFIG')?.value ?? '/etc/porter/config.json';
+  const volume = template.spec.volumes!.find((v) => v.name === volumeOf(porter, configPath))!;
+  const configMap = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === volume.configMap?.name);
+  assert.ok(configMap, `${configPath} comes from a ConfigMap in the same file`);
+  const raw = JSON.parse(configMap.data![posix.basename(configPath)]!) as {
+    api: { tokenFile?: string };
+    servers: Array<{ executor: { passwordFile?: string } }>;
+  };
+  for (const path of [raw.api.tokenFile!, ...raw.servers.map((s) => s.executor.passwordFile!)]) {
+    assert.ok(template.spec.volumes!.find((v) => v.name === volumeOf(porter, path))?.secret, `${path} is in a mounted Secret`);
+  }
+  for (const variable of porter.env ?? []) assert.doesNotMatch(variable.name, /TOKEN|PASSWORD/, 'no secret in the environment');
+  return parseConfig(raw, repoPath('.'), { PORTER_API_TOKEN: 'gci_test_token', PORTER_RCON_PASSWORD: 'test-password' });
 }
 
 describe('deploy/kubernetes/', { skip }, () => {
@@ -166,5 +189,78 @@ describe('deploy/kubernetes/', { skip }, () => {
     assert.equal(config.servers[0]!.executor.host, '127.0.0.1', 'RCON over the pod’s localhost');
     const containers = sidecar.find((d) => d.kind === 'StatefulSet')!.spec!.template.spec.containers.map((c) => c.image);
     assert.ok(containers.some((image) => image.startsWith('itzg/minecraft-server')));
+  });
+
+  describe('Agones GameServer and Fleet', () => {
+    /*
+     * Agones objects are custom resources, outside kubernetes-models. Their fields are checked
+     * against Agones' own CRDs (googleforgames/agones install/helm/agones/templates/crds/
+     * _gameserverspecschema.yaml and fleet.yaml): the GameServer spec's keys, its required
+     * `template`, the enums of portPolicy, protocol, scheduling and the fleet strategy; the pod
+     * template inside is a core/v1 PodTemplateSpec and goes through kubernetes-models.
+     */
+    const GAMESERVER_SPEC_KEYS = [
+      'template',
+      'container',
+      'ports',
+      'sdkServer',
+      'scheduling',
+      'health',
+      'players',
+      'counters',
+      'lists',
+      'eviction',
+      'immutableReplicas',
+    ];
+    const PORT_KEYS = ['name', 'range', 'portPolicy', 'protocol', 'container', 'containerPort', 'hostPort'];
+    const HEALTH_KEYS = ['disabled', 'initialDelaySeconds', 'periodSeconds', 'failureThreshold'];
+    const FLEET_SPEC_KEYS = ['replicas', 'allocationOverflow', 'scheduling', 'strategy', 'priorities', 'template'];
+
+    interface GameServerSpec {
+      template: unknown;
+      container?: string;
+      ports?: Array<Record<string, unknown>>;
+      health?: Record<string, unknown>;
+      scheduling?: string;
+    }
+
+    function checkGameServerSpec(spec: GameServerSpec, where: string): void {
+      for (const key of Object.keys(spec)) assert.ok(GAMESERVER_SPEC_KEYS.includes(key), `${where}.${key} is a GameServer spec field`);
+      assert.ok(spec.template, `${where}.template is required`);
+      for (const port of spec.ports ?? []) {
+        for (const key of Object.keys(port)) assert.ok(PORT_KEYS.includes(key), `${where}.ports[].${key}`);
+        if (port.portPolicy !== undefined) assert.ok(['Dynamic', 'Static', 'Passthrough', 'None'].includes(port.portPolicy as string));
+        if (port.protocol !== undefined) assert.ok(['UDP', 'TCP', 'TCPUDP'].includes(port.protocol as string));
+      }
+      for (const key of Object.keys(spec.health ?? {})) assert.ok(HEALTH_KEYS.includes(key), `${where}.health.${key}`);
+      if (spec.scheduling !== undefined) assert.ok(['Packed', 'Distributed'].includes(spec.scheduling));
+      assert.doesNotThrow(() => new PodTemplateSpec(spec.template as never).validate(), `${where}.template is a PodTemplateSpec`);
+      const pod = spec.template as { spec: { containers: Array<{ name: string; args?: string[] }> } };
+      const names = pod.spec.containers.map((c) => c.name);
+      if (spec.container !== undefined) assert.ok(names.includes(spec.container), `${where}.container names a container`);
+      assert.ok(names.includes('porter'), 'porter runs beside the game server');
+    }
+
+    test("deploy/kubernetes/agones-gameserver.yaml holds a GameServer with the fields of Agones' CRD", async () => {
+      const docs = await manifests('deploy/kubernetes/agones-gameserver.yaml');
+      const gameServer = docs.find((d) => d.kind === 'GameServer') as unknown as { apiVersion: string; spec: GameServerSpec };
+      assert.equal(gameServer.apiVersion, 'agones.dev/v1');
+      checkGameServerSpec(gameServer.spec, 'spec');
+      await checkPorterConfig(docs, gameServer.spec.template as PodTemplate);
+    });
+
+    test("deploy/kubernetes/agones-fleet.yaml holds a Fleet with the fields of Agones' CRD, its budget shared between replicas", async () => {
+      const docs = await manifests('deploy/kubernetes/agones-fleet.yaml');
+      const fleet = docs.find((d) => d.kind === 'Fleet') as unknown as {
+        apiVersion: string;
+        spec: { replicas: number; scheduling?: string; strategy?: { type?: string }; template: { spec: GameServerSpec } };
+      };
+      assert.equal(fleet.apiVersion, 'agones.dev/v1');
+      for (const key of Object.keys(fleet.spec)) assert.ok(FLEET_SPEC_KEYS.includes(key), `spec.${key} is a Fleet spec field`);
+      if (fleet.spec.strategy?.type !== undefined) assert.ok(['Recreate', 'RollingUpdate'].includes(fleet.spec.strategy.type));
+      checkGameServerSpec(fleet.spec.template.spec, 'spec.template.spec');
+      const config = await checkPorterConfig(docs, fleet.spec.template.spec.template as PodTemplate);
+      assert.ok(config.api.budget.share * fleet.spec.replicas <= 1, 'the replicas together stay within the server budget');
+    });
   });
 });
