@@ -1,4 +1,3 @@
-import type { OversizedPull } from './pull-scan.js';
 import type { PullResult } from './types.js';
 
 /**
@@ -160,24 +159,4 @@ export function parsePullBody(text: string): PullResult {
   const digits = int64Digits(literal);
   if (!digits.ok) return { kind: 'unusable', reason: digits.reason };
   return { kind: 'claimed', id: digits.digits, command: record.command };
-}
-
-const SHORTEN = 'nothing was run — shorten the command in the store (or split it into several), then retry it from the dashboard';
-
-/**
- * A 2xx pull answer over the size cap, from what the scan kept: a claim to report failed with its
- * size when its id can be read, else `unusable` like any answer without a usable id.
- */
-export function oversizedPullResult(scan: OversizedPull): PullResult {
-  const size = `the pull answer of ${scan.bytes} bytes exceeds porter's limit of ${scan.limitBytes} bytes`;
-  if (!scan.object) return { kind: 'unusable', reason: `${size} and is not a JSON object` };
-  if (scan.id === undefined) return { kind: 'unusable', reason: `${size} and has no id porter could read` };
-  if (scan.id === 'too-long') return { kind: 'unusable', reason: `${size} and its id is longer than any int64` };
-  const digits = int64Digits(scan.id);
-  if (!digits.ok) return { kind: 'unusable', reason: `${size} and ${digits.reason}` };
-  const reason =
-    scan.commandBytes !== undefined && scan.commandIsString
-      ? `command of ${scan.commandBytes} bytes exceeds porter's limit of ${scan.limitBytes} bytes for a pull answer; ${SHORTEN}`
-      : `${size}; ${SHORTEN}`;
-  return { kind: 'oversized', id: digits.digits, reason };
 }

@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
-import type { IdLiteral } from './int64-json.js';
+import { int64Digits, type IdLiteral } from './int64-json.js';
+import type { PullResult } from './types.js';
 
 /**
  * A pull answer too big to keep (the client's answer cap) still names a claim: the platform marked
@@ -175,4 +176,24 @@ function literal(raw: string): IdLiteral {
     }
   }
   return /^-?\d/.test(raw) ? { kind: 'number', text: raw } : { kind: 'other', text: raw };
+}
+
+const SHORTEN = 'nothing was run — shorten the command in the store (or split it into several), then retry it from the dashboard';
+
+/**
+ * A 2xx pull answer over the size cap, from what the scan kept: a claim to report failed with its
+ * size when its id can be read, else `unusable` like any answer without a usable id.
+ */
+export function oversizedPullResult(scan: OversizedPull): PullResult {
+  const size = `the pull answer of ${scan.bytes} bytes exceeds porter's limit of ${scan.limitBytes} bytes`;
+  if (!scan.object) return { kind: 'unusable', reason: `${size} and is not a JSON object` };
+  if (scan.id === undefined) return { kind: 'unusable', reason: `${size} and has no id porter could read` };
+  if (scan.id === 'too-long') return { kind: 'unusable', reason: `${size} and its id is longer than any int64` };
+  const digits = int64Digits(scan.id);
+  if (!digits.ok) return { kind: 'unusable', reason: `${size} and ${digits.reason}` };
+  const reason =
+    scan.commandBytes !== undefined && scan.commandIsString
+      ? `command of ${scan.commandBytes} bytes exceeds porter's limit of ${scan.limitBytes} bytes for a pull answer; ${SHORTEN}`
+      : `${size}; ${SHORTEN}`;
+  return { kind: 'oversized', id: digits.digits, reason };
 }

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { Buffer } from 'node:buffer';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { oversizedPullResult, readTopLevelId } from '../../src/api/int64-json.js';
-import { PullBodyScanner } from '../../src/api/pull-scan.js';
+import { readTopLevelId } from '../../src/api/int64-json.js';
+import { oversizedPullResult, PullBodyScanner } from '../../src/api/pull-scan.js';
 import { fcOptions } from '../helpers/fc-options.js';
 
 /** Feeds `text` in chunks cut at the given points (bytes), as a socket would. */
