@@ -6,7 +6,8 @@ import type { Config } from '../config/schema.js';
 import type { CallContext } from './errors.js';
 import { createRoutePaths, parseBaseUrl, type RoutePaths } from './routes.js';
 import { toTransportError } from './transport.js';
-import { BodyTooLargeError, readCappedBody } from '../net/http.js';
+import { BodyTooLargeError, readCappedBody, readCappedBodyOr } from '../net/http.js';
+import { PullBodyScanner, type OversizedPull } from './pull-scan.js';
 import { scrubberFor } from '../scrub.js';
 import { readSecretAgain } from '../config/secrets.js';
 import { tokenRenewal } from './token.js';
@@ -20,6 +21,11 @@ export interface ApiRequest {
   readonly context: CallContext;
   /** Aborting rejects with the signal's reason, not with an ApiTransportError. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * A pull: an answer over the cap is still read to its end (up to a hard bound), keeping only its
+   * id and the command's size (`ApiResponse.oversized`), so that the claim it names can be reported.
+   */
+  readonly scanOversized?: boolean;
 }
 
 /** What the rate-limit headers said; undefined where a header was absent or unreadable. */
@@ -38,6 +44,8 @@ export interface ApiResponse {
   readonly elapsedMs: number;
   /** Which token the request carried (see TokenRenewal), to renew it after a 401. */
   readonly tokenGeneration: number;
+  /** Set (and `body` empty) when a `scanOversized` answer exceeded the cap. */
+  readonly oversized?: OversizedPull;
 }
 
 export interface ApiClient {
@@ -79,6 +87,9 @@ export interface ApiClientDeps {
    */
   readonly pool?: Dispatcher;
 }
+
+/** How much of an oversized pull answer is read through for its id; past this it is a transport failure. */
+const OVERSIZED_SCAN_MAX_BYTES = 256 * 1024 * 1024;
 
 function header(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
   const value = headers[name];
@@ -169,7 +180,10 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      const text = await readCappedBody(response.body, maxBodyBytes);
+      const scanner = request.scanOversized ? new PullBodyScanner() : undefined;
+      const text = scanner
+        ? await readCappedBodyOr(response.body, maxBodyBytes, scanner, OVERSIZED_SCAN_MAX_BYTES)
+        : await readCappedBody(response.body, maxBodyBytes);
       const elapsedMs = Math.round(performance.now() - started);
       logger.debug(
         { route: request.context.route, serverId: request.context.serverId, status: response.statusCode, ms: elapsedMs },
@@ -177,7 +191,8 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
       );
       return {
         status: response.statusCode,
-        body: text,
+        body: text ?? '',
+        ...(text === undefined && scanner ? { oversized: scanner.result(maxBodyBytes) } : {}),
         elapsedMs,
         tokenGeneration: sentWith.generation,
         rateLimit: {

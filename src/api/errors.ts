@@ -72,6 +72,14 @@ export class ApiServerError extends ApiProblemError {
   override readonly code = 'E_API_SERVER';
 }
 
+/**
+ * A done/fail report the API refuses for good (a 4xx that no retry can change: 400, 422, …): porter
+ * records it, gives it up and moves on, so that one report never holds up a server's deliveries.
+ */
+export class ReportRefusedError extends ApiProblemError {
+  override readonly code = 'E_API_REPORT_REFUSED';
+}
+
 /** 402 PLAN_FEATURE_REQUIRED: not fatal; the daemon keeps running and retries slowly. */
 export class PlanRequiredError extends ApiProblemError {
   override readonly code = 'E_API_PLAN_REQUIRED';

@@ -103,10 +103,13 @@ export function readTopLevelId(json: string): IdLiteral | undefined {
   }
 }
 
-const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** The id's digits when they name an int64 exactly, else why not. */
+/**
+ * The id's digits when they name a command id the platform can hand out, else why not. Its ids
+ * come from a sequence: a non-negative int64. A negative id is refused like a fraction: run, its
+ * report would be refused (400) and retried without end, holding up everything else on the server.
+ */
 export function int64Digits(literal: IdLiteral): { ok: true; digits: string } | { ok: false; reason: string } {
   const text = literal.kind === 'string' ? literal.value : literal.text;
   const shown = literal.kind === 'string' ? JSON.stringify(literal.value).slice(0, 40) : text.slice(0, 40);
@@ -115,8 +118,8 @@ export function int64Digits(literal: IdLiteral): { ok: true; digits: string } | 
   if (literal.kind === 'other' || !pattern.test(text)) {
     return { ok: false, reason: `the id ${shown} is not an integer` };
   }
-  const value = BigInt(text);
-  if (value < INT64_MIN || value > INT64_MAX) {
+  if (text.startsWith('-')) return { ok: false, reason: `the id ${shown} is negative` };
+  if (BigInt(text) > INT64_MAX) {
     return { ok: false, reason: `the id ${shown} is outside the int64 range` };
   }
   return { ok: true, digits: text };

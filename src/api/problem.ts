@@ -4,6 +4,7 @@ import {
   InvalidTokenError,
   PlanRequiredError,
   RateLimitedError,
+  ReportRefusedError,
   ScopeMissingError,
   UnknownServerError,
   type CallContext,
@@ -72,6 +73,15 @@ const NEW_TOKEN =
   'create a token with scope commands:execute in the store dashboard (Integrations > API) and give it to porter in api.token, api.tokenFile or PORTER_API_TOKEN';
 
 /**
+ * A 4xx answer to a report that sending it again cannot change. Not 401/403 (credentials, which a
+ * new token fixes), 402 (the plan), 429 (the rate limit), 404/409 (already settled, handled by the
+ * caller), nor 408/425, which ask for the same request again later.
+ */
+function refusedForGood(status: number): boolean {
+  return status >= 400 && status < 500 && ![401, 402, 403, 404, 408, 409, 425, 429].includes(status);
+}
+
+/**
  * Maps a non-2xx answer to its typed error, on `status` and `code` only. 404 and 409 on done/fail
  * are not errors (the command is already settled) and are handled by the caller before this.
  */
@@ -114,6 +124,13 @@ export function errorForAnswer(answer: AnswerForProblem, context: CallContext, r
     const wait = problem.retryAfterMs === undefined ? 'no Retry-After given' : `retry after ${problem.retryAfterMs} ms`;
     return new RateLimitedError(
       `Seller API rate limit reached (${label(problem)}) on ${call}: ${wait}; porter sends nothing to this route until then. If this repeats, lower api.budget.share to leave room for the official connector${tail}`,
+      problem,
+      context,
+    );
+  }
+  if (context.route !== 'pull' && context.route !== 'servers' && refusedForGood(status)) {
+    return new ReportRefusedError(
+      `Seller API refused the report (${label(problem)}) on ${call}: no retry can change this answer, so porter gives this report up, records it in the delivery history and goes on with the next command; settle the command in the store dashboard${tail}`,
       problem,
       context,
     );

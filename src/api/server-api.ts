@@ -3,9 +3,10 @@ import { RETRY_AFTER_MAX_MS, type Budget, type RouteBudgetSnapshot } from './bud
 import type { Clock } from '../clock.js';
 import { ClaimGapWatch } from './claim-gap.js';
 import type { ApiClient, ApiRequest, ApiResponse } from './client.js';
-import { ApiTransportError, RateLimitedError, type CallContext } from './errors.js';
+import { ApiTransportError, RateLimitedError, ReportRefusedError, type CallContext } from './errors.js';
 import { truncateReason } from './fail-reason.js';
 import { parsePullBody } from './int64-json.js';
+import { oversizedPullResult } from './pull-scan.js';
 import { errorForAnswer } from './problem.js';
 import { SerialLane } from '../serial-lane.js';
 import type { PullResult, ReportResult, Route, ServerApi } from './types.js';
@@ -29,7 +30,8 @@ export interface ServerApiStats {
     readonly unusable: number;
     readonly error: number;
   };
-  readonly reports: { readonly accepted: number; readonly alreadySettled: number; readonly error: number };
+  /** refused: a 4xx no retry can change; the loop gives that report up. */
+  readonly reports: { readonly accepted: number; readonly alreadySettled: number; readonly refused: number; readonly error: number };
   readonly rateLimited: number;
   readonly claimGapOpen: boolean;
   readonly budget: Record<Route, RouteBudgetSnapshot>;
@@ -47,7 +49,7 @@ export function createServerApi(options: ServerApiOptions): ServerApi & { stats(
   const claimGap = new ClaimGapWatch({ clock: options.clock, logger, serverId, thresholdMs: options.claimGapWarnMs });
   const lanes: Record<Route, SerialLane> = { pull: new SerialLane(), done: new SerialLane(), fail: new SerialLane() };
   const pulls = { claimed: 0, empty: 0, busy204: 0, unusable: 0, error: 0 };
-  const reports = { accepted: 0, alreadySettled: 0, error: 0 };
+  const reports = { accepted: 0, alreadySettled: 0, refused: 0, error: 0 };
   let rateLimited = 0;
   let warnedAbsurdRetryAfter = false;
 
@@ -121,7 +123,7 @@ export function createServerApi(options: ServerApiOptions): ServerApi & { stats(
     try {
       response = await call(
         'pull',
-        { method: 'POST', path: client.routes.pull(serverId), json: { onlineIdentifiers }, context },
+        { method: 'POST', path: client.routes.pull(serverId), json: { onlineIdentifiers }, context, scanOversized: true },
         signal,
         () => {
           sent = true;
@@ -138,7 +140,7 @@ export function createServerApi(options: ServerApiOptions): ServerApi & { stats(
     let result: PullResult;
     if (response.status === 204 || response.status === 205) result = { kind: 'empty', status: response.status };
     else if (isSuccess(response.status)) {
-      const parsed = parsePullBody(response.body);
+      const parsed = response.oversized ? oversizedPullResult(response.oversized) : parsePullBody(response.body);
       result = parsed.kind === 'empty' ? { kind: 'empty', status: response.status } : parsed;
     } else {
       pulls.error++;
@@ -150,6 +152,14 @@ export function createServerApi(options: ServerApiOptions): ServerApi & { stats(
     }
 
     switch (result.kind) {
+      case 'oversized':
+        logger.warn(
+          { serverId, commandId: result.id, reason: result.reason },
+          'pull answer too large to keep: the claim is reported failed',
+        );
+        pulls.claimed++;
+        claimGap.claimed();
+        break;
       case 'claimed':
         pulls.claimed++;
         claimGap.claimed();
@@ -193,12 +203,14 @@ export function createServerApi(options: ServerApiOptions): ServerApi & { stats(
       );
       return 'alreadySettled';
     }
-    reports.error++;
-    throw errorForAnswer(
+    const error = errorForAnswer(
       { status: response.status, body: response.body, retryAfterMs: response.rateLimit.retryAfterMs },
       context,
       client.redact,
     );
+    if (error instanceof ReportRefusedError) reports.refused++;
+    else reports.error++;
+    throw error;
   }
 
   return {

@@ -6,6 +6,11 @@ export type PullResult =
   | { readonly kind: 'claimed'; readonly id: string; readonly command: unknown }
   /** 204, empty body, null, {} or no id: nothing to run now. */
   | { readonly kind: 'empty'; readonly status: number }
+  /**
+   * A claim whose answer was too big to keep: porter knows its id, not its command. It is not run;
+   * `reason` (its size and the limit) is reported as the failure.
+   */
+  | { readonly kind: 'oversized'; readonly id: string; readonly reason: string }
   /** A 200 whose body carried an id porter cannot use in a report path. */
   | { readonly kind: 'unusable'; readonly reason: string };
 

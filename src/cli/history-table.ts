@@ -18,7 +18,14 @@ export function historyTable(records: readonly HistoryRecord[]): string {
     record.outcome === 'executed' ? 'executed' : `failed (${record.why ?? 'unknown'})`,
     record.ms === null ? '-' : String(record.ms),
     shown(record.command ?? '(no command text)', COMMAND_POINTS),
-    shown(record.outcome === 'executed' ? (record.answer ?? '') : (record.reason ?? ''), TEXT_POINTS),
+    shown(
+      record.reportRefused !== undefined
+        ? `report refused by the API (${record.reportRefused}), given up`
+        : record.outcome === 'executed'
+          ? (record.answer ?? '')
+          : (record.reason ?? ''),
+      TEXT_POINTS,
+    ),
   ]);
   const all = [HEADINGS, ...rows];
   const widths = HEADINGS.map((_, column) => Math.max(...all.map((row) => Array.from(row[column]!).length)));

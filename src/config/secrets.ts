@@ -81,6 +81,20 @@ async function readSecretFile(path: string): Promise<{ value?: string; mode?: nu
   }
 }
 
+/**
+ * A secret file is trimmed, but a variable is taken as it is: a CR left by an env file saved on
+ * Windows would become part of the secret, and the game would only say "password rejected".
+ * Named here, for every secret read from the environment; the value itself is never shown.
+ */
+function envLineEnding(envName: string, value: string): string | undefined {
+  const where = /\r\n?$/.test(value) ? 'ends with' : value.includes('\r') ? 'contains' : undefined;
+  if (where === undefined) return undefined;
+  return (
+    `${envName} ${where} a carriage return (CR, "\\r"), most likely from an env file saved with Windows line endings: ` +
+    `convert the file to Unix line endings (e.g. dos2unix) or set ${envName} again without it`
+  );
+}
+
 export async function resolveSecret(source: SecretSource, baseDir: string, env: NodeJS.ProcessEnv): Promise<SecretResult> {
   const problems: string[] = [];
   const warnings: string[] = [];
@@ -96,6 +110,8 @@ export async function resolveSecret(source: SecretSource, baseDir: string, env: 
     if (shadowed.length > 0) {
       warnings.push(`${source.envName} is set in the environment and overrides ${shadowed.join(' and ')} from the configuration file`);
     }
+    const stray = envLineEnding(source.envName, fromEnv);
+    if (stray !== undefined) return { problems: [...problems, stray], warnings };
     return { value: fromEnv, origin: source.envName, problems, warnings };
   }
 

@@ -90,7 +90,8 @@ const LINES_PER_TURN = 2000;
  * Every record of the history in stateDir, oldest first: the previous file, then the current one.
  * Lines that are not records (cut short by a crash, zeros after a power cut) are skipped. A
  * command recorded twice (a crash between the history's write and the journal's, then the
- * command settled again at start) appears once, as first recorded. Never throws for what a
+ * command settled again at start) appears once, as first recorded, with a later record's
+ * `reportRefused` (the API refused its report for good) added. Never throws for what a
  * crash leaves; files it may not read are a HistoryReadError saying what to do, and a file that
  * is not a regular file a StateFileError.
  */
@@ -138,7 +139,7 @@ async function readAll(handle: FileHandle | undefined): Promise<string> {
 /** Each file on its own: a line a crash cut short at the end of one must not swallow the first line of the next. */
 async function parseTexts(texts: readonly string[]): Promise<HistoryRecord[]> {
   const records: HistoryRecord[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, number>();
   let parsed = 0;
   for (const text of texts) {
     for (const line of text.split('\n')) {
@@ -146,8 +147,13 @@ async function parseTexts(texts: readonly string[]): Promise<HistoryRecord[]> {
       const record = parseHistoryLine(line);
       if (!record) continue;
       const key = `${record.serverId}/${record.id}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
+      const first = seen.get(key);
+      if (first !== undefined) {
+        // The API refused the report of a command recorded before: the first record says so too.
+        if (record.reportRefused !== undefined) records[first] = { ...records[first]!, reportRefused: record.reportRefused };
+        continue;
+      }
+      seen.set(key, records.length);
       records.push(record);
     }
   }

@@ -41,6 +41,11 @@ export interface SettledDelivery {
   readonly ms: number | undefined;
   /** When the outcome was decided (ms since the epoch). */
   readonly at: number;
+  /**
+   * Set on the second record of a command whose report the API refused for good: its status and
+   * code ("400 INVALID_ID"), never its free text. porter gave the report up.
+   */
+  readonly reportRefused?: string;
 }
 
 const FAILURE_KINDS = [
@@ -67,6 +72,7 @@ const recordSchema = z.object({
   answer: z.string().optional(),
   reason: z.string().optional(),
   ms: z.number().nullable(),
+  reportRefused: z.string().optional(),
 });
 
 /** A line of the history as it is stored, printed by `porter history --json` and served at /history. */
@@ -89,6 +95,7 @@ export function encodeHistoryRecord(delivery: SettledDelivery, scrub: (text: str
     ...(outcome.result === 'failed' ? { why: delivery.failure ?? 'unknown', reason: excerpt(scrub(outcome.reason), MAX_TEXT_POINTS) } : {}),
     ...(outcome.result === 'done' && delivery.answer ? { answer: excerpt(scrub(stripColourCodes(delivery.answer)), MAX_TEXT_POINTS) } : {}),
     ms: delivery.ms ?? null,
+    ...(delivery.reportRefused === undefined ? {} : { reportRefused: cut(scrub(delivery.reportRefused), 120) }),
   };
   return `${JSON.stringify(record)}\n`;
 }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { PlanRequiredError, RateLimitedError } from '../api/errors.js';
+import { PlanRequiredError, RateLimitedError, ReportRefusedError } from '../api/errors.js';
 import type { PullResult, ServerApi } from '../api/types.js';
 import { startDeadline, type Clock } from '../clock.js';
 import {
@@ -179,7 +179,7 @@ export class DeliveryLoop {
         });
       }
       this.#log.warn({ id: entry.id, outcome: outcome.result }, 'reporting a command left over from the previous run');
-      await this.#report(entry.id, outcome, hard);
+      await this.#report(entry.id, outcome, hard, { command: entry.command, failure: entry.outcome ? undefined : 'unknown' });
     }
     this.#flushJournal();
   }
@@ -206,6 +206,9 @@ export class DeliveryLoop {
       case 'claimed':
         await this.#deliver(result.id, result.command, signals);
         return; // pull again at once: more may be due
+      case 'oversized':
+        await this.#deliver(result.id, undefined, signals, result.reason);
+        return;
       case 'unusable':
         this.#log.error({ reason: result.reason }, 'the API answered a pull with a claim porter cannot use or report');
         await this.#o.clock.sleep(UNUSABLE_CLAIM_PAUSE_MS, signals.stop).catch(() => undefined);
@@ -216,7 +219,8 @@ export class DeliveryLoop {
     }
   }
 
-  async #deliver(id: string, command: unknown, signals: StopSignals): Promise<void> {
+  /** `notRunnable`: why a claim porter could not read in full is failed without running. */
+  async #deliver(id: string, command: unknown, signals: StopSignals, notRunnable?: string): Promise<void> {
     const { journal, clock, serverId } = this.#o;
     const started = clock.now();
     const known = journal.recall(serverId, id, started);
@@ -241,7 +245,9 @@ export class DeliveryLoop {
     let fatal: PorterError | undefined;
     let decision: Decision | typeof ABANDONED;
     try {
-      decision = journaled ? await this.#run(id, command, signals.hard) : failedAs('not-run', NOT_JOURNALED);
+      if (!journaled) decision = failedAs('not-run', NOT_JOURNALED);
+      else if (notRunnable !== undefined) decision = failedAs('not-run', notRunnable);
+      else decision = await this.#run(id, command, signals.hard);
     } catch (error) {
       if (!isConfigurationError(error)) throw error;
       fatal = error as PorterError;
@@ -266,7 +272,10 @@ export class DeliveryLoop {
       ms,
       at: clock.now(),
     });
-    await this.#report(id, outcome, signals.hard);
+    await this.#report(id, outcome, signals.hard, {
+      command: typeof command === 'string' ? command : undefined,
+      failure: decision.failure,
+    });
     this.#inHand = undefined;
     this.#lastDeliveryAt = clock.now();
     this.#o.observer?.onDelivery?.({ serverId, id, result: outcome.result, ms });
@@ -353,8 +362,12 @@ export class DeliveryLoop {
     }
   }
 
-  /** Retried until the API accepts it; a 404/409 means the platform already settled it. */
-  async #report(id: string, outcome: Outcome, hard: AbortSignal): Promise<void> {
+  /**
+   * Retried until the API accepts it; a 404/409 means the platform already settled it. A report the
+   * API refuses for good is recorded, given up and settled in the journal: retried, it would hold up
+   * every later command of the server, and at the next start the same answer would come back.
+   */
+  async #report(id: string, outcome: Outcome, hard: AbortSignal, about: ReportedCommand = {}): Promise<void> {
     const { api, journal, serverId, clock } = this.#o;
     for (let attempt = 0; !hard.aborted; attempt++) {
       try {
@@ -368,12 +381,39 @@ export class DeliveryLoop {
       } catch (error) {
         if (hard.aborted) break;
         if (isConfigurationError(error)) throw error;
+        if (error instanceof ReportRefusedError) {
+          this.#giveUpReport(id, outcome, about, error);
+          return;
+        }
         const wait = this.#pauseAfter(error, attempt, 'report');
         this.#log.warn({ id, attempt, retryInMs: wait }, 'report not accepted yet; it stays in the journal and is retried');
         await clock.sleep(wait, hard).catch(() => undefined);
       }
     }
     this.#log.warn({ id }, 'stopped before the report was accepted: it stays in the journal and is reported on the next start');
+  }
+
+  /** The API's answer in the history and the log: its status and code only, never its free-text detail. */
+  #giveUpReport(id: string, outcome: Outcome, about: ReportedCommand, error: ReportRefusedError): void {
+    const { serverId, clock } = this.#o;
+    const code = error.apiCode !== undefined && /^[A-Za-z0-9_.:-]{1,100}$/.test(error.apiCode) ? error.apiCode : undefined;
+    const answer = code === undefined ? String(error.status) : `${error.status} ${code}`;
+    this.#lastApiError = healthText(error);
+    this.#log.error(
+      { id, outcome: outcome.result, status: error.status, apiCode: code },
+      `the API refused this report for good (${answer}): given up and recorded in the delivery history; settle the command in the store dashboard. Deliveries go on`,
+    );
+    this.#o.history?.record({
+      serverId,
+      id,
+      command: about.command,
+      outcome,
+      ...(about.failure === undefined ? {} : { failure: about.failure }),
+      ms: undefined,
+      at: clock.now(),
+      reportRefused: answer,
+    });
+    this.#o.journal.settle(serverId, id, clock.now());
   }
 
   /** A failed write is logged and shows in /healthz; the next pull waits until the journal is writable. */
@@ -445,6 +485,12 @@ const ABANDONED = Symbol('abandoned at the drain bound');
 
 function failed(reason: string): Outcome {
   return { result: 'failed', reason };
+}
+
+/** What the history shows of a command whose report the API refused for good, where porter knows it. */
+interface ReportedCommand {
+  readonly command?: string | undefined;
+  readonly failure?: FailureKind | undefined;
 }
 
 /** What #run decided: the outcome reported, and what the history shows of it. */

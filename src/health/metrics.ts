@@ -135,11 +135,15 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
       return { claimed, empty, busy: busy204, unusable, error };
     },
   );
-  resultCounter('porter_reports_total', 'done/fail calls by result: accepted, already_settled (404/409), error.', (part) => {
-    const { accepted, alreadySettled, error } = part.api.stats().reports;
-    // Prometheus label values are snake_case; in the code the result is alreadySettled.
-    return { accepted, already_settled: alreadySettled, error };
-  });
+  resultCounter(
+    'porter_reports_total',
+    'done/fail calls by result: accepted, already_settled (404/409), refused (a 4xx for good: given up), error.',
+    (part) => {
+      const { accepted, alreadySettled, refused, error } = part.api.stats().reports;
+      // Prometheus label values are snake_case; in the code the result is alreadySettled.
+      return { accepted, already_settled: alreadySettled, refused, error };
+    },
+  );
   serverCounter('porter_rate_limited_total', 'Seller API answers 429 (rate limited), by server.', (part) => part.api.stats().rateLimited);
   routeGauge(
     'porter_budget_remaining',

@@ -86,6 +86,33 @@ describe('ApiClient over HTTP', () => {
     }
   });
 
+  test('an oversized pull answer is read through for its id and command size only (any key order), and is no transport error', async () => {
+    const small = createApiClient(apiConfig(api.url), { logger: silent(), maxBodyBytes: 1_024 });
+    try {
+      const command = 'say ' + 'é'.repeat(300_000);
+      const body = `{"command":${JSON.stringify(command)},"extra":[{"id":1}],"id":9007199254740993}`;
+      api.inject('pull', { body });
+      const response = await small.send({ ...pullRequest(small), scanOversized: true });
+      assert.equal(response.status, 200);
+      assert.equal(response.body, '');
+      assert.deepEqual(response.oversized, {
+        bytes: Buffer.byteLength(body),
+        limitBytes: 1_024,
+        object: true,
+        id: { kind: 'number', text: '9007199254740993' },
+        commandBytes: Buffer.byteLength(command),
+        commandIsString: true,
+      });
+      // A small answer is kept as ever.
+      api.inject('pull', { body: '{"id":5,"command":"say hi"}' });
+      const kept = await small.send({ ...pullRequest(small), scanOversized: true });
+      assert.equal(kept.body, '{"id":5,"command":"say hi"}');
+      assert.equal(kept.oversized, undefined);
+    } finally {
+      await small.close();
+    }
+  });
+
   test('the caller aborting rejects with its own reason, not a transport error', async () => {
     api.inject('pull', { delay: 1_000 });
     const controller = new AbortController();

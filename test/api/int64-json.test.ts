@@ -33,11 +33,11 @@ describe('readTopLevelId', () => {
 describe('int64Digits', () => {
   test('accepts integer literals and digit strings in the int64 range', () => {
     assert.deepEqual(int64Digits({ kind: 'number', text: '9223372036854775807' }), { ok: true, digits: '9223372036854775807' });
-    assert.deepEqual(int64Digits({ kind: 'number', text: '-5' }), { ok: true, digits: '-5' });
+    assert.deepEqual(int64Digits({ kind: 'number', text: '0' }), { ok: true, digits: '0' });
     assert.deepEqual(int64Digits({ kind: 'string', value: '9007199254740993' }), { ok: true, digits: '9007199254740993' });
   });
 
-  test('refuses fractions, exponents, non-digits and values outside int64, saying why', () => {
+  test('refuses fractions, exponents, non-digits, negatives and values outside int64, saying why', () => {
     for (const literal of [
       { kind: 'number', text: '1.5' },
       { kind: 'number', text: '1e3' },
@@ -50,6 +50,15 @@ describe('int64Digits', () => {
       const result = int64Digits(literal);
       assert.equal(result.ok, false, JSON.stringify(literal));
       assert.match((result as { reason: string }).reason, /not an integer/);
+    }
+    for (const literal of [
+      { kind: 'number', text: '-5' },
+      { kind: 'number', text: '-0' },
+      { kind: 'string', value: '-9223372036854775808' },
+    ] as const) {
+      const result = int64Digits(literal);
+      assert.equal(result.ok, false, JSON.stringify(literal));
+      assert.match((result as { reason: string }).reason, /is negative/);
     }
     const big = int64Digits({ kind: 'number', text: '9223372036854775808' });
     assert.equal(big.ok, false);
@@ -80,6 +89,8 @@ describe('parsePullBody: the pull answer rules of docs/design.md', () => {
       ['{"id":1.5,"command":"x"}', /not an integer/],
       ['{"id":true,"command":"x"}', /not an integer/],
       ['{"id":99999999999999999999,"command":"x"}', /int64/],
+      ['{"id":-7,"command":"x"}', /negative/],
+      ['{"id":"-7","command":"x"}', /negative/],
       ['{"id": 12, "command": "say hel', /not valid JSON/],
       ['[{"id":1}]', /an array/],
       ['"text"', /a string/],

@@ -107,6 +107,25 @@ describe('secrets', () => {
       assert.ok(!error.message.includes('gci_first_half') && !error.message.includes('second_half'));
     });
 
+    test('a trailing CR on any secret from the environment is named as such, the secret never shown', async () => {
+      const token = await configError(load(withApi({ token: TOKEN }), { PORTER_API_TOKEN: `${ENV_TOKEN}\r` }));
+      assert.match(
+        token.message,
+        /PORTER_API_TOKEN ends with a carriage return \(CR, "\\r"\), most likely from an env file saved with Windows line endings/,
+      );
+      assert.ok(!token.message.includes(ENV_TOKEN));
+      const password = await configError(load(withApi({ token: TOKEN }), { PORTER_RCON_PASSWORD: 'rcon-secret-42\r\n' }));
+      assert.match(password.message, /PORTER_RCON_PASSWORD ends with a carriage return \(CR, "\\r"\)/);
+      assert.match(password.message, /dos2unix/);
+      assert.ok(!password.message.includes('rcon-secret-42'));
+      const inside = await configError(load(withApi({ token: TOKEN }), { PORTER_RCON_PASSWORD: 'rcon\rsecret' }));
+      assert.match(inside.message, /PORTER_RCON_PASSWORD contains a carriage return/);
+      // The same CR in a secret file is trimmed with the other whitespace: no problem there.
+      await dir.write('secrets/rcon-crlf', 'rcon-from-file\r\n');
+      const config = await load(withApi({ token: TOKEN }, { type: 'rcon', passwordFile: 'secrets/rcon-crlf' }));
+      assert.deepEqual(configSecrets(config).sort(), [TOKEN, 'rcon-from-file'].sort());
+    });
+
     test('a problem with a token from the environment says where it came from', async () => {
       const error = await configError(load(withApi({}), { PORTER_API_TOKEN: 'gci_a b' }));
       assert.match(error.message, /api\.token \(from PORTER_API_TOKEN\) contains whitespace/);

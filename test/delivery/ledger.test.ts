@@ -216,6 +216,23 @@ describe('delivery history files', () => {
     );
   });
 
+  test('a report the API refused for good is read with the command it belongs to, as first recorded', async () => {
+    const dir = stateDir(dirs);
+    const { history } = ledger(dir);
+    history.record(delivery(1));
+    history.record(delivery(2));
+    history.record(delivery(1, { reportRefused: '400 VALIDATION_ERROR', ms: undefined }));
+    await history.close();
+    const records = await readHistory(dir);
+    assert.deepEqual(
+      records.map((r) => [numberOf(r.id), r.outcome, r.reportRefused, r.ms === null]),
+      [
+        [1, 'executed', '400 VALIDATION_ERROR', false],
+        [2, 'executed', undefined, false],
+      ],
+    );
+  });
+
   test('a rotation between the reader opening the two files: the reader starts again and sees one ordered history', async () => {
     const dir = stateDir(dirs);
     const { history } = ledger(dir, { maxBytes: 64 * 1024 });

@@ -45,7 +45,7 @@ export function fakeServer(id: string, name?: string): { part: HealthServerPart;
     loop: { lastApiSuccessAt: undefined, lastApiError: undefined, lastDeliveryAt: undefined, inHand: undefined },
     api: {
       pulls: { claimed: 0, empty: 0, busy204: 0, unusable: 0, error: 0 },
-      reports: { accepted: 0, alreadySettled: 0, error: 0 },
+      reports: { accepted: 0, alreadySettled: 0, refused: 0, error: 0 },
       rateLimited: 0,
       claimGapOpen: false,
       budget: { pull: idleBudget, done: idleBudget, fail: idleBudget },

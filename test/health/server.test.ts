@@ -157,7 +157,7 @@ describe('health server over a fake daemon', () => {
   test('/metrics serves every issue-4 metric from the daemon and the observer', async () => {
     reset();
     survival.state.api.pulls = { claimed: 3, empty: 10, busy204: 1, unusable: 0, error: 2 };
-    survival.state.api.reports = { accepted: 3, alreadySettled: 1, error: 0 };
+    survival.state.api.reports = { accepted: 3, alreadySettled: 1, refused: 2, error: 0 };
     survival.state.api.rateLimited = 4;
     survival.state.api.budget = { ...survival.state.api.budget, pull: { ...survival.state.api.budget.pull, remaining: 17, delayMs: 2500 } };
     survival.state.reconnects = 2;
@@ -181,6 +181,7 @@ describe('health server over a fake daemon', () => {
       assert.equal(sample(m, 'porter_pulls_total', { server: 'survival', result }), value, result);
     }
     assert.equal(sample(m, 'porter_reports_total', { server: 'survival', result: 'already_settled' }), 1);
+    assert.equal(sample(m, 'porter_reports_total', { server: 'survival', result: 'refused' }), 2);
     assert.equal(sample(m, 'porter_rate_limited_total', { server: 'survival' }), 4);
     assert.equal(sample(m, 'porter_budget_remaining', { server: 'survival', route: 'pull' }), 17);
     assert.equal(sample(m, 'porter_budget_remaining', { server: 'survival', route: 'done' }), 120);

@@ -1,5 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, SIM_SERVER_ID, startBed, WAIT } from './harness.js';
 
@@ -99,6 +101,75 @@ describe('bad pull answers through the real CLI', () => {
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
       assert.ok(porter.logs(/backing off/).length >= 3, 'the 500, 503 and reset are each logged with a backoff');
       t.diagnostic(`${api.requests.length} requests; recovered from ${faults.length} faults`);
+    } finally {
+      await bed.close();
+    }
+  });
+
+  test('a 3 MiB command, a negative id, a report refused with 400: each settled or passed over, and the next command on the server is delivered', async () => {
+    const bed = await startBed();
+    try {
+      bed.writeConfig();
+      const { api } = bed;
+      const command = (id: string) => api.commands().find((c) => c.id === id)!;
+      const porter = bed.spawnPorter();
+
+      // Over porter's 1 MiB answer cap: reported failed with its size, never run.
+      const hugeId = api.enqueue(SIM_SERVER_ID, { command: `say ${'x'.repeat(3 * 1024 * 1024)}` });
+      const afterHuge = api.enqueue(SIM_SERVER_ID, { command: 'say after-huge' });
+      await waitFor(() => command(afterHuge).status === 'EXECUTED' || porter.exit, { ...WAIT, what: 'the command after the 3 MiB one' });
+      assert.equal(command(hugeId).status, 'FAILED', porter.tail());
+      assert.match(
+        command(hugeId).error ?? '',
+        /^command of 3145732 bytes exceeds porter's limit of 1048576 bytes .*shorten the command in the store/,
+      );
+      assert.equal(acceptedReports(command(hugeId)), 1);
+
+      // A negative id (the platform's ids come from a sequence): not run, nothing reported to it.
+      api.inject('pull', { body: '{"id": -5, "command": "say negative"}' });
+      const afterNegative = api.enqueue(SIM_SERVER_ID, { command: 'say after-negative' });
+      await waitFor(() => command(afterNegative).status === 'EXECUTED' || porter.exit, {
+        ...WAIT,
+        what: 'the command after the negative id',
+      });
+      assert.equal(bed.ranCount('say negative'), 0);
+      assert.equal(api.requests.filter((r) => r.commandId === '-5').length, 0);
+      assert.equal(porter.logs(/pull answer unusable/).length, 1);
+
+      // A report refused for good: given up once, recorded, and the server goes on.
+      api.inject('done', {
+        status: 400,
+        contentType: 'application/problem+json',
+        body: '{"status":400,"code":"VALIDATION_ERROR","detail":"free text porter must not keep"}',
+      });
+      // A claim the fake does not hold (a platform would keep it PROCESSING until its own timeout, which is not porter's to wait for).
+      const refusedId = '4242';
+      api.inject('pull', { body: `{"id": ${refusedId}, "command": "say refused-report"}` });
+      const afterRefused = api.enqueue(SIM_SERVER_ID, { command: 'say after-refused' });
+      await waitFor(() => command(afterRefused).status === 'EXECUTED' || porter.exit, {
+        ...WAIT,
+        what: 'the command after the refused report',
+      });
+      assert.equal(
+        api.requests.filter((r) => r.route === 'done' && r.commandId === refusedId).length,
+        1,
+        'the refused report was sent again',
+      );
+      assert.equal(porter.logs(/refused this report for good \(400 VALIDATION_ERROR\)/).length, 1);
+      assert.equal(porter.exit, undefined, porter.tail());
+      porter.kill('SIGTERM');
+      assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+
+      const stateDir = join(bed.dir, 'state');
+      const history = readdirSync(stateDir)
+        .filter((name) => name.startsWith('history'))
+        .map((name) => readFileSync(join(stateDir, name), 'utf8'))
+        .join('');
+      const refused = history.split('\n').filter((line) => line.includes(`"id":"${refusedId}"`) && line.includes('reportRefused'));
+      assert.equal(refused.length, 1, history);
+      assert.match(refused[0]!, /"reportRefused":"400 VALIDATION_ERROR"/);
+      assert.doesNotMatch(history, /free text porter must not keep/);
+      assert.doesNotMatch(history, /xxxxxxxxxx/, 'the 3 MiB command was kept');
     } finally {
       await bed.close();
     }

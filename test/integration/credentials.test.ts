@@ -99,6 +99,26 @@ describe('credentials and configuration rejected at start: exit 78, clear messag
       await bed.close();
     }
   });
+
+  test('PORTER_RCON_PASSWORD with a trailing CR (an env file saved on Windows): exit 78 naming the variable and the CR, never "password rejected"', async () => {
+    const bed = await startBed();
+    try {
+      bed.writeConfig((config) => {
+        delete config.servers[0]!.executor.password;
+      });
+      bed.api.enqueue(SIM_SERVER_ID, { command: 'say never' });
+      const porter = bed.spawnPorter({ env: { PORTER_RCON_PASSWORD: `${RCON_PASSWORD}\r` } });
+      await exitsWith78(porter);
+      assert.match(porter.output, /PORTER_RCON_PASSWORD ends with a carriage return \(CR/);
+      assert.match(porter.output, /Windows line endings/);
+      assert.doesNotMatch(porter.output, /password was rejected/);
+      assertNoSecret(porter, [RCON_PASSWORD, SIM_TOKEN]);
+      assert.equal(bed.rcon.authFailures, 0, 'porter tried the password with its CR on the game server');
+      assert.equal(bed.api.claimedCount, 0);
+    } finally {
+      await bed.close();
+    }
+  });
 });
 
 describe('credentials rejected at run time', () => {
