@@ -7,6 +7,7 @@ import type { CallContext } from './errors.js';
 import { createRoutePaths, parseBaseUrl, type RoutePaths } from './routes.js';
 import { toTransportError } from './transport.js';
 import { BodyTooLargeError, readCappedBody } from '../net/http.js';
+import { apiConnectionCap } from '../net/open-files.js';
 import { scrubberFor } from '../scrub.js';
 import { readSecretAgain } from '../config/secrets.js';
 import { tokenRenewal } from './token.js';
@@ -116,6 +117,8 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
   const token = tokenRenewal(config.token, readToken);
   const logger = deps.logger;
   const pool = new Pool(base.origin, {
+    // Bounded: every connection is a descriptor, and many servers share this one client.
+    connections: apiConnectionCap(),
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     // Shorter than the request deadline so that an unreachable API shows as "not sent".

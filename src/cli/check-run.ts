@@ -11,6 +11,8 @@ import { scrubSecrets } from '../scrub.js';
 import { playerReader, playerSourceLabel } from '../players/reader.js';
 import { normalizeIdentifiers } from '../players/normalize.js';
 import { gameFor } from '../games/registry.js';
+import { openFileLimit } from '../net/open-files.js';
+import { openFilesWarning } from '../daemon/open-files-need.js';
 import { knownSecretValues, loadConfigFor, stderrLogger } from './common.js';
 
 /** One line of the report: what was checked, and whether it passed. */
@@ -38,6 +40,8 @@ export async function runChecks(configOption: string | undefined): Promise<numbe
   }
   print({ ok: true, text: `config: ${config.configPath} (${config.servers.length} server${config.servers.length === 1 ? '' : 's'})` });
   for (const warning of config.warnings ?? []) process.stdout.write(`! ${warning}\n`);
+  const openFiles = openFilesWarning(config, openFileLimit());
+  if (openFiles) process.stdout.write(`! ${openFiles}\n`);
   const stateDir = checkStateDir(config.stateDir);
   print(stateDir);
   const backlog = stateDir.ok ? journalBacklog(config.stateDir) : 0;
