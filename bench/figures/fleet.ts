@@ -159,7 +159,7 @@ export const fleet: Benchmark = {
         );
       }
       if (Number.isNaN(burstReportedMs)) context.progress(`  burst: only ${ran()} run and ${reported()} reported after 30 s`);
-      context.progress(`  burst: all run after ${burstRunMs} ms, all reported after ${burstReportedMs} ms`);
+      else context.progress(`  burst: all run after ${burstRunMs} ms, all reported after ${burstReportedMs} ms`);
 
       return {
         name: this.name,
