@@ -151,9 +151,3 @@ export function claimFileFor(what: string): () => void {
     released = true;
   };
 }
-
-/** For tests: back to the start (no guard, nothing being opened). */
-export function resetOpenFilesGuard(): void {
-  guarded = false;
-  opening = 0;
-}
