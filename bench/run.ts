@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { cpuMemory } from './figures/cpu-memory.js';
 import { drain, drainShared } from './figures/drain.js';
+import { fleet } from './figures/fleet.js';
 import { idleMemory } from './figures/idle-memory.js';
 import { idleLatency, joinLatency } from './figures/latency.js';
 import { rcon } from './figures/rcon.js';
@@ -30,8 +31,8 @@ import { rowsOf, textTable } from './lib/table.js';
  * asserted. The exit code is 1 only when a benchmark could not run.
  */
 
-/** In running order: quiet machine first for startup and RCON, the long CPU run last. */
-const BENCHMARKS: readonly Benchmark[] = [startup, rcon, drain, drainShared, idleLatency, joinLatency, idleMemory, cpuMemory];
+/** In running order: quiet machine first for startup and RCON, the long CPU runs last. */
+const BENCHMARKS: readonly Benchmark[] = [startup, rcon, drain, drainShared, idleLatency, joinLatency, idleMemory, cpuMemory, fleet];
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = fileURLToPath(new URL('../../bench/results.json', import.meta.url));

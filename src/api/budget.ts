@@ -231,26 +231,28 @@ export class Budget {
   }
 
   snapshot(): Record<Route, RouteBudgetSnapshot> {
-    const now = this.#clock.now();
-    const entries = ROUTES.map((route) => {
-      const state = this.#state(route);
-      const cap = this.#cap(state);
-      const used = state.log.count(now);
-      const own = Math.max(0, cap - used);
-      const allowance = this.#allowance(state, now);
-      const apiBinds = allowance !== undefined && allowance.left <= own;
-      const snapshot: RouteBudgetSnapshot = {
-        remaining: apiBinds ? Math.max(0, allowance.left) : own,
-        used,
-        cap,
-        apiRemaining: allowance ? Math.max(0, allowance.left) : undefined,
-        windowEndsAt: apiBinds ? allowance.until : state.log.oldestEndsAt(now),
-        blockedUntil: state.blockedUntil > now ? state.blockedUntil : undefined,
-        delayMs: this.delayFor(route),
-        windowMs: this.#settings.windowMs,
-      };
-      return [route, snapshot] as const;
-    });
+    const entries = ROUTES.map((route) => [route, this.routeSnapshot(route)] as const);
     return Object.fromEntries(entries) as Record<Route, RouteBudgetSnapshot>;
+  }
+
+  /** One route's snapshot: the idle pacing asks for the pull route's after every empty pull. */
+  routeSnapshot(route: Route): RouteBudgetSnapshot {
+    const now = this.#clock.now();
+    const state = this.#state(route);
+    const cap = this.#cap(state);
+    const used = state.log.count(now);
+    const own = Math.max(0, cap - used);
+    const allowance = this.#allowance(state, now);
+    const apiBinds = allowance !== undefined && allowance.left <= own;
+    return {
+      remaining: apiBinds ? Math.max(0, allowance.left) : own,
+      used,
+      cap,
+      apiRemaining: allowance ? Math.max(0, allowance.left) : undefined,
+      windowEndsAt: apiBinds ? allowance.until : state.log.oldestEndsAt(now),
+      blockedUntil: state.blockedUntil > now ? state.blockedUntil : undefined,
+      delayMs: this.delayFor(route),
+      windowMs: this.#settings.windowMs,
+    };
   }
 }

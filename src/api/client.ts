@@ -8,6 +8,7 @@ import { createRoutePaths, parseBaseUrl, type RoutePaths } from './routes.js';
 import { toTransportError } from './transport.js';
 import { BodyTooLargeError, readCappedBody, readCappedBodyOr } from '../net/http.js';
 import { PullBodyScanner, type OversizedPull } from './pull-scan.js';
+import { apiConnectionCap } from '../net/open-files.js';
 import { scrubberFor } from '../scrub.js';
 import { readSecretAgain } from '../config/secrets.js';
 import { tokenRenewal } from './token.js';
@@ -121,6 +122,8 @@ export function parseRetryAfter(text: string | undefined, wallNow: number): numb
  */
 export function createApiPool(origin: string, timeoutMs: number): Dispatcher {
   return new Pool(origin, {
+    // Bounded: every connection is a descriptor, and every store and server of this origin shares this pool.
+    connections: apiConnectionCap(),
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     // Shorter than the request deadline so that an unreachable API shows as "not sent".

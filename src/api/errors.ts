@@ -120,7 +120,7 @@ export class UnknownServerError extends ConfigError {
   }
 }
 
-export type TransportFailure = 'timeout' | 'reset' | 'connect' | 'tls' | 'protocol' | 'closed' | 'body-too-large' | 'other';
+export type TransportFailure = 'timeout' | 'reset' | 'connect' | 'open-files' | 'tls' | 'protocol' | 'closed' | 'body-too-large' | 'other';
 
 /**
  * No usable HTTP answer: timeout, reset, refused, DNS, TLS. `maybeProcessed` is true whenever the

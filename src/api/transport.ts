@@ -1,4 +1,5 @@
 import { errorCode, NOT_SENT_CODES } from '../net/http.js';
+import { noteOutOfFiles, OUT_OF_FILES_CODES, outOfFilesAdvice } from '../net/open-files.js';
 import { ApiTransportError, describeCall, type CallContext, type TransportFailure } from './errors.js';
 
 const CLOSED_CODES = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
@@ -7,6 +8,8 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 const PROTOCOL_CODES = new Set(['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'HPE_INVALID_CONSTANT', 'UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_INFO']);
 
 function classify(code: string | undefined, name: string | undefined): { failure: TransportFailure; maybeProcessed: boolean } {
+  // No socket could be made: nothing was sent, and the cause is this host's open-file limit.
+  if (code && OUT_OF_FILES_CODES.has(code)) return { failure: 'open-files', maybeProcessed: false };
   if (code && NOT_SENT_CODES.has(code)) return { failure: 'connect', maybeProcessed: false };
   if (code && CLOSED_CODES.has(code)) return { failure: 'closed', maybeProcessed: false };
   // TLS handshake failures happen before the request is written.
@@ -22,7 +25,7 @@ function classify(code: string | undefined, name: string | undefined): { failure
   return { failure: 'other', maybeProcessed: true };
 }
 
-const ADVICE: Record<TransportFailure, string> = {
+const ADVICE: Record<Exclude<TransportFailure, 'open-files'>, string> = {
   timeout: 'the API did not answer in time; porter retries with backoff (raise api.timeoutMs if the API is slow)',
   reset: 'the connection was closed without an answer; porter retries with backoff',
   connect: 'could not connect; check api.baseUrl and the network; porter retries with backoff',
@@ -51,7 +54,9 @@ export function toTransportError(
   cause.name = original.name;
   if (code) Object.assign(cause, { code });
   const processed = maybeProcessed ? ' (the request may have been processed)' : ' (the request was not sent)';
-  return new ApiTransportError(`Seller API ${describeCall(context)} failed: ${detail}${processed}: ${ADVICE[failure]}`, {
+  noteOutOfFiles(original);
+  const advice = failure === 'open-files' ? `${outOfFilesAdvice()}; porter retries with backoff` : ADVICE[failure];
+  return new ApiTransportError(`Seller API ${describeCall(context)} failed: ${detail}${processed}: ${advice}`, {
     failure,
     maybeProcessed,
     context,

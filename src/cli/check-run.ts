@@ -14,6 +14,8 @@ import { normalizeIdentifiers } from '../players/normalize.js';
 import { gameFor } from '../games/registry.js';
 import { knownSecretValues, loadShardFor, stderrLogger } from './common.js';
 import { shardSummary, type Shard } from '../config/shard.js';
+import { openFileLimit } from '../net/open-files.js';
+import { openFilesWarning } from '../daemon/open-files-need.js';
 
 /** One line of the report: what was checked, and whether it passed. */
 interface CheckLine {
@@ -43,6 +45,8 @@ export async function runChecks(configOption: string | undefined, shard?: Shard)
   for (const warning of config.warnings ?? []) process.stdout.write(`! ${warning}\n`);
   const sharded = shardSummary(config);
   if (sharded !== undefined) print({ ok: true, text: sharded });
+  const openFiles = openFilesWarning(config, openFileLimit());
+  if (openFiles) process.stdout.write(`! ${openFiles}\n`);
   const stateDir = checkStateDir(config.stateDir);
   print(stateDir);
   const backlog = stateDir.ok ? journalBacklog(config.stateDir) : 0;

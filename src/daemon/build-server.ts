@@ -69,7 +69,7 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
     journal,
     policy: compileCommandPolicy(preset, server.commandPolicy),
     failureIn: (answer) => failureIn(answer, patterns),
-    idleDelay: () => idleDelay(budget.snapshot().pull, clock.now(), shared.pollIdleMs),
+    idleDelay: () => idleDelay(budget.routeSnapshot('pull'), clock.now(), shared.pollIdleMs),
     pullDelay: () => budget.delayFor('pull'),
     notSentRetryMs: server.notSentRetryMs,
     scrub: shared.scrub,

@@ -9,6 +9,8 @@ import { exitCodeOf, isConfigurationError } from '../errors.js';
 import { configSecrets } from '../config/secrets.js';
 import { scrubberFor } from '../scrub.js';
 import { Fleet } from './fleet.js';
+import { guardOpenFiles, openFileLimit } from '../net/open-files.js';
+import { openFilesWarning } from './open-files-need.js';
 import { describePlan, effectiveConfig, planReload } from './reload-plan.js';
 import { onReloadSignal, onStopSignals } from './signals.js';
 
@@ -173,6 +175,12 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
 
   try {
     warnAboutOrphans(journal, config, logger);
+    const openFiles = openFilesWarning(config, openFileLimit());
+    if (openFiles) {
+      logger.warn(openFiles);
+      // Game-server connections then leave the last few descriptors to the journal and the API.
+      guardOpenFiles();
+    }
     const initial = fleet.assemble();
     // Before any claim: a health port already in use must stop porter while it holds nothing.
     await health?.daemonOptions.onStarted({

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { startDeadline, type Clock } from '../clock.js';
 import { serverLabel } from '../config/server-label.js';
 import { isConfigurationError } from '../errors.js';
+import { isOutOfFiles } from '../net/open-files.js';
 import type { ServerParts } from './build-server.js';
 
 /**
@@ -34,6 +35,13 @@ export class ServerRunner {
       await this.parts.executor.connect(this.#stop.signal);
     } catch (error) {
       if (isConfigurationError(error)) throw error;
+      if (isOutOfFiles(error)) {
+        this.#logger.warn(
+          { err: (error as Error).message },
+          'no open file left for this game server connection (EMFILE): nothing is pulled for this server until it connects; retrying with backoff',
+        );
+        return;
+      }
       this.#logger.warn(
         { err: (error as Error).message },
         'game server not reachable yet: nothing is pulled until it is; retrying with backoff',

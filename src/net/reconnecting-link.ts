@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { CredentialsError, NotSentError } from '../errors.js';
 import { backoffDelay, type BackoffPolicy } from './backoff.js';
+import { claimFileFor, noteOutOfFiles } from './open-files.js';
 
 /** What a protocol tells the link about its connections; the link never looks inside one. */
 export interface LinkTransport<Conn> {
@@ -191,14 +192,18 @@ export class ReconnectingLink<Conn> {
   }
 
   async #tryConnect(signal: AbortSignal | undefined): Promise<void> {
+    // Once porter ran out of descriptors, a connection must leave the last few for the journal and the API.
+    const releaseFile = claimFileFor(this.#wording.subject);
     const combined = linkSignals(signal, this.#lifetime.signal);
     let connection: Conn;
     try {
       connection = await this.#transport.open(combined.signal);
     } catch (error) {
       if (error instanceof CredentialsError) this.#setFatal(error);
+      noteOutOfFiles(error);
       throw error;
     } finally {
+      releaseFile();
       combined.release();
     }
     if (this.#closed) {

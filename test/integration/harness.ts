@@ -57,8 +57,12 @@ export class PorterProcess {
   #exit: Exit | undefined;
   #partial = '';
 
-  constructor(args: readonly string[], env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  /** `prlimit`: run node under `prlimit --nofile=SOFT:HARD --` (it execs node, so the pid is porter's). */
+  constructor(args: readonly string[], env: NodeJS.ProcessEnv, prlimit?: string) {
+    const [command, argv] = prlimit
+      ? ['prlimit', [`--nofile=${prlimit}`, '--', process.execPath, CLI, ...args]]
+      : [process.execPath, [CLI, ...args]];
+    this.child = spawn(command, argv, { env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stdin.end();
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => this.#onStdout(chunk));
     this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
@@ -205,11 +209,11 @@ export class TestBed {
   }
 
   /** Spawns `porter run -c <config>`; env has no PORTER_* of the test runner unless given. */
-  spawnPorter(options: { env?: Record<string, string>; args?: readonly string[] } = {}): PorterProcess {
+  spawnPorter(options: { env?: Record<string, string>; args?: readonly string[]; prlimit?: string } = {}): PorterProcess {
     const env: NodeJS.ProcessEnv = {};
     for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('PORTER_') && key !== 'NODE_TEST_CONTEXT') env[key] = value;
     Object.assign(env, options.env);
-    const porter = new PorterProcess(options.args ?? ['run', '-c', this.configPath], env);
+    const porter = new PorterProcess(options.args ?? ['run', '-c', this.configPath], env, options.prlimit);
     this.processes.push(porter);
     return porter;
   }

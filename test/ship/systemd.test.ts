@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseConfig } from '../../src/config/load.js';
 import { configSchema } from '../../src/config/schema.js';
+import { openFilesNeed, openFilesWarning } from '../../src/daemon/open-files-need.js';
 import { readRepoFile } from './repo.js';
 import { makeUnitRoot } from './unit-root.js';
 import { missingTool, run } from './run.js';
@@ -106,6 +107,25 @@ describe('systemd/porter.service', { skip }, () => {
     const stop = directives(unitText).get('TimeoutStopSec')?.at(-1);
     assert.ok(stop, 'TimeoutStopSec is not set');
     assert.ok(seconds(stop) >= drainMs / 1000 + 5, `TimeoutStopSec=${stop} is not at least drainMs (${drainMs} ms) + 5 s`);
+  });
+});
+
+describe('open files', () => {
+  test('LimitNOFILE= leaves room for 1,000 servers (systemd would give 1,024, too few)', async () => {
+    const value = directives(unitText).get('LimitNOFILE')?.at(-1);
+    assert.ok(value, 'LimitNOFILE is not set: systemd gives a service a soft limit of 1,024 open files');
+    const parts = value.split(':').map(Number);
+    const hard = parts.at(-1) ?? Number.NaN;
+    assert.ok(parts.every(Number.isInteger), `cannot read LimitNOFILE=${value}`);
+    const servers = Array.from({ length: 1000 }, (_, i) => ({
+      id: `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`,
+      executor: { type: 'rcon', password: 'a-long-rcon-password' },
+    }));
+    const config = await parseConfig({ api: { baseUrl: 'https://seller.example.com', token: 'gci_x' }, servers }, '/etc/porter', {});
+    // node raises the soft limit to the hard one at start, so the hard one is what porter gets.
+    const limit = { soft: hard, hard };
+    assert.equal(openFilesWarning(config, limit), undefined, `1,000 servers do not fit in LimitNOFILE=${value}`);
+    assert.ok(openFilesNeed(config, limit).total > 1024, 'the check must be able to fail: 1,000 servers need more than 1,024');
   });
 });
 

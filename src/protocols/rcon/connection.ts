@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../../clock.js';
 import { stepWithin } from '../step.js';
 import { CredentialsError, NotSentError, OutcomeUnknownError } from '../../errors.js';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES } from '../answer-limit.js';
+import { isOutOfFiles, outOfFilesAdvice } from '../../net/open-files.js';
 import { PacketDecoder, type RconPacket } from './codec.js';
 import { RconConnectError, RconProtocolError } from './errors.js';
 import { planAuth, planCommand, type RconFlavour } from './exchange.js';
@@ -310,6 +311,10 @@ export class RconConnection {
   #asOpenError(error: unknown): Error {
     if (error instanceof CredentialsError || error instanceof RconConnectError) return error;
     const message = (error as Error).message;
+    // Out of descriptors is this host's limit, not the game server or the network.
+    if (isOutOfFiles(error)) {
+      return new RconConnectError(`could not connect to RCON at ${this.address}: ${message}; ${outOfFilesAdvice()}`, { cause: error });
+    }
     return new RconConnectError(
       `could not connect to RCON at ${this.address}: ${message}; check host and port, that RCON is enabled on the game server ` +
         '(Minecraft: enable-rcon=true) and that a firewall lets porter reach it',

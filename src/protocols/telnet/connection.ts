@@ -9,6 +9,7 @@ import { newEndMarker, type EndMarker } from './console-text.js';
 import { TelnetConnectError, TelnetProtocolError } from './errors.js';
 import { TelnetLineReader } from './line-reader.js';
 import { ConsoleLogin } from './login.js';
+import { isOutOfFiles, outOfFilesAdvice } from '../../net/open-files.js';
 
 export interface TelnetConnectionOptions {
   readonly host: string;
@@ -282,6 +283,12 @@ export class TelnetConnection {
 
   #asOpenError(error: unknown): Error {
     if (error instanceof CredentialsError || error instanceof TelnetConnectError) return error;
+    if (isOutOfFiles(error)) {
+      return new TelnetConnectError(
+        `could not connect to the 7 Days to Die console at ${this.address}: ${(error as Error).message}; ${outOfFilesAdvice()}`,
+        { cause: error },
+      );
+    }
     return new TelnetConnectError(
       `could not log in to the 7 Days to Die console at ${this.address}: ${(error as Error).message}; check host and port ` +
         "(the server's TelnetPort, 8081 by default), that TelnetEnabled is true in serverconfig.xml and that a firewall lets porter reach it",
