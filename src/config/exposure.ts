@@ -19,6 +19,7 @@ export function formatMode(mode: number): string {
 /** The keys of a parsed config that hold a secret inline. */
 function inlineSecretKeys(parsed: ParsedConfig): string[] {
   const keys = parsed.api.token !== undefined ? ['api.token'] : [];
+  if (parsed.api.webhookSecret !== undefined) keys.push('api.webhookSecret');
   parsed.servers.forEach((server, index) => {
     if (server.executor.type !== 'script' && server.executor.password !== undefined) keys.push(`servers[${index}].executor.password`);
   });

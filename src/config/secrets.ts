@@ -135,6 +135,7 @@ export async function resolveSecret(source: SecretSource, baseDir: string, env: 
 /** Every secret of a loaded config, for the logger's scrubber and the CLI's error output. */
 export function configSecrets(config: Config): string[] {
   const secrets = new Set<string>([config.api.token]);
+  if (config.api.webhookSecret !== undefined) secrets.add(config.api.webhookSecret);
   for (const server of config.servers) {
     if ('password' in server.executor) secrets.add(server.executor.password);
   }

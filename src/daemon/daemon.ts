@@ -11,6 +11,7 @@ import { scrubberFor } from '../scrub.js';
 import { Fleet } from './fleet.js';
 import { describePlan, effectiveConfig, planReload } from './reload-plan.js';
 import { onReloadSignal, onStopSignals } from './signals.js';
+import { webhookWiring } from './webhook-wiring.js';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -55,6 +56,12 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     : undefined;
   const observer = health?.daemonOptions.observer;
   const fleet = new Fleet(config, { journal, history, clock, logger, scrub, ...(observer ? { observer } : {}), onFatal });
+  const webhook = webhookWiring(config, {
+    logger,
+    clock,
+    loops: () => fleet.parts.map((part) => part.loop),
+    ...(health && { onOutcome: health.webhookEvent }),
+  });
 
   const stop = new AbortController();
   let exitCode = 0;
@@ -110,6 +117,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   }
 
   async function reload(): Promise<void> {
+    // Whether or not the configuration loads: a renewed certificate is what a SIGHUP often means.
+    await webhook?.reloadTls();
     let next: Config;
     try {
       next = await options.reload!();
@@ -131,6 +140,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     const running = config;
     const applied = await fleet.apply(plan, effectiveConfig(config, next), stop.signal);
     config = applied.config;
+    webhook?.useConfig(config);
     warnAboutOrphans(journal, config, logger);
     logger.info(
       { servers: fleet.parts.map((parts) => serverLabel(parts.server)), refused: applied.refused },
@@ -149,6 +159,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       journal,
       history,
     });
+    await webhook?.start();
     // A wrong password at start stops porter before anything is claimed (exit 78).
     await Promise.all(initial.map((runner) => runner.connect()));
     logger.info({ servers: initial.map((r) => serverLabel(r.parts.server)), stateDir: config.stateDir }, 'porter started');
@@ -164,7 +175,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     removeStopHandlers();
     removeReloadHandler();
     stop.abort();
-    await Promise.allSettled([fleet.stop(0), health?.close()]);
+    await Promise.allSettled([fleet.stop(0), health?.close(), webhook?.close()]);
     await history.close();
     try {
       journal.flush();

@@ -68,6 +68,7 @@ export class Fleet {
       client,
       budget,
       pollIdleMs: this.#config.poll.idleMs,
+      webhookWakes: this.#config.webhook !== undefined,
       journal,
       clock,
       logger,

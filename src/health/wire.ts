@@ -5,6 +5,7 @@ import type { DeliveryObserver } from '../delivery/loop.js';
 import { createMetrics } from './metrics.js';
 import { startHealthServer, type HealthServer } from './server.js';
 import type { HealthSource } from './source.js';
+import type { WebhookOutcome } from '../webhook/outcome.js';
 
 /**
  * Connects the health/metrics endpoint to a daemon in one place (runDaemon uses it, so
@@ -19,16 +20,18 @@ export interface HealthWiring {
   };
   /** The endpoint once started (undefined before onStarted ran). */
   server(): HealthServer | undefined;
+  /** Counts a webhook request in /metrics. */
+  readonly webhookEvent: (outcome: WebhookOutcome) => void;
   close(): Promise<void>;
 }
 
 export function healthWiring(
-  config: Pick<Config, 'health' | 'servers' | 'poll'>,
+  config: Pick<Config, 'health' | 'servers' | 'poll' | 'webhook'>,
   deps: { readonly logger: Logger; readonly clock: Clock; readonly secrets?: () => readonly string[] },
 ): HealthWiring | undefined {
   const listen = config.health?.listen;
   if (listen === undefined) return undefined;
-  const metrics = createMetrics({ clock: deps.clock, servers: config.servers });
+  const metrics = createMetrics({ clock: deps.clock, servers: config.servers, webhook: config.webhook !== undefined });
   let server: HealthServer | undefined;
   let closed = false;
   return {
@@ -48,6 +51,7 @@ export function healthWiring(
       },
     },
     server: () => server,
+    webhookEvent: (outcome) => metrics.webhookEvent(outcome),
     close: async () => {
       closed = true;
       await server?.close();
