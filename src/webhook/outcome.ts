@@ -1,6 +1,6 @@
 /**
  * What became of one request to the webhook listener, for the log and the
- * `porter_webhook_events_total{outcome}` counter (docs/operations.md#metrics). Only `woken` woke
+ * `porter_webhook_events_total{outcome}` counter (docs/operations.md#get-metrics). Only `woken` woke
  * anything; every `refused_*` answered non-2xx and read nothing from the body.
  */
 export const WEBHOOK_OUTCOMES = [
