@@ -104,7 +104,10 @@ export async function parseConfig(
       inline: inlineWebhookSecret,
       file: webhookSecretFile,
     });
-    const problem = found.value === undefined ? undefined : webhookSecretProblem(found.value, `api.webhookSecret${from('api.webhookSecret', found.origin)}`);
+    const problem =
+      found.value === undefined
+        ? undefined
+        : webhookSecretProblem(found.value, `api.webhookSecret${from('api.webhookSecret', found.origin)}`);
     if (problem !== undefined) problems.push(problem);
     else webhookSecret = found.value;
     if (parsed.webhook === undefined && found.value !== undefined) {

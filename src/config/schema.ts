@@ -249,7 +249,11 @@ export const apiSchema = z.strictObject({
     .min(1)
     .optional()
     .describe("The store's webhook signing secret (whsec_… or raw text). Prefer webhookSecretFile or PORTER_WEBHOOK_SECRET."),
-  webhookSecretFile: z.string().min(1).optional().describe('File whose content (trimmed) is the webhook secret; relative to the config file.'),
+  webhookSecretFile: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('File whose content (trimmed) is the webhook secret; relative to the config file.'),
   timeoutMs: positiveMs(10000),
   budget: budgetSchema.default({ perWindow: 120, windowMs: 60000, share: 1 }),
   routes: z
@@ -335,7 +339,9 @@ export const configSchema = z.strictObject({
   shutdown: z.strictObject({ drainMs: positiveMs(10000) }).default({ drainMs: 10000 }),
   health: z
     .strictObject({
-      listen: listenAddress.describe('Address of the /healthz and /metrics endpoint; keep it on loopback unless a scraper elsewhere needs it.'),
+      listen: listenAddress.describe(
+        'Address of the /healthz and /metrics endpoint; keep it on loopback unless a scraper elsewhere needs it.',
+      ),
     })
     .optional(),
   webhook: webhookSchema.optional(),

@@ -41,7 +41,9 @@ export function planReload(running: Config, next: Config): ReloadPlan {
   }
   if (!isDeepStrictEqual(running.health, next.health)) deferred.push('health (the endpoint keeps its address)');
   if (!isDeepStrictEqual(running.webhook, next.webhook)) {
-    deferred.push('webhook (the listener keeps its address and settings; its TLS files and the webhook secret are read again on every reload)');
+    deferred.push(
+      'webhook (the listener keeps its address and settings; its TLS files and the webhook secret are read again on every reload)',
+    );
   }
   if (!isDeepStrictEqual(running.log, next.log)) deferred.push('log (the logger is made once)');
   if (!isDeepStrictEqual(running.history, next.history)) deferred.push('history (the delivery history keeps its bound)');

@@ -2,8 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { startDeadline, type Clock } from '../clock.js';
 
 export type BodyRead =
-  | { readonly ok: true; readonly body: Buffer }
-  | { readonly ok: false; readonly reason: 'too-large' | 'timeout' | 'aborted' };
+  { readonly ok: true; readonly body: Buffer } | { readonly ok: false; readonly reason: 'too-large' | 'timeout' | 'aborted' };
 
 /**
  * The raw body, exactly as sent (the signature covers these bytes), at most `maxBytes` of it and

@@ -65,13 +65,24 @@ describe('the webhook configuration', () => {
   test('listen, tolerance, body bound and scheme are checked; TLS paths resolve against the config folder', async () => {
     const error = await configError(
       load(
-        withWebhook({ webhookSecret: SECRET }, { listen: '127.0.0.1:70000', toleranceS: 0, maxBodyBytes: 10, scheme: { header: 'bad header', encoding: 'hex' } }),
+        withWebhook(
+          { webhookSecret: SECRET },
+          { listen: '127.0.0.1:70000', toleranceS: 0, maxBodyBytes: 10, scheme: { header: 'bad header', encoding: 'hex' } },
+        ),
       ),
     );
-    for (const key of ['webhook.listen', 'webhook.toleranceS', 'webhook.maxBodyBytes', 'webhook.scheme']) assert.match(error.message, new RegExp(key.replace('.', '\\.')));
-    const tls = await load(withWebhook({ webhookSecret: SECRET }, { listen: '0.0.0.0:8443', tls: { certFile: 'cert.pem', keyFile: '/etc/key.pem' } }));
+    for (const key of ['webhook.listen', 'webhook.toleranceS', 'webhook.maxBodyBytes', 'webhook.scheme'])
+      assert.match(error.message, new RegExp(key.replace('.', '\\.')));
+    const tls = await load(
+      withWebhook({ webhookSecret: SECRET }, { listen: '0.0.0.0:8443', tls: { certFile: 'cert.pem', keyFile: '/etc/key.pem' } }),
+    );
     assert.deepEqual(tls.webhook?.tls, { certFile: `${dir.path}/cert.pem`, keyFile: '/etc/key.pem' });
-    const header = await load(withWebhook({ webhookSecret: 'raw' + 'text' }, { listen: '127.0.0.1:1', scheme: { header: 'X-Signature-256', encoding: 'hex', prefix: 'sha256=' } }));
+    const header = await load(
+      withWebhook(
+        { webhookSecret: 'raw' + 'text' },
+        { listen: '127.0.0.1:1', scheme: { header: 'X-Signature-256', encoding: 'hex', prefix: 'sha256=' } },
+      ),
+    );
     assert.deepEqual(header.webhook?.scheme, { header: 'X-Signature-256', encoding: 'hex', prefix: 'sha256=' });
   });
 });

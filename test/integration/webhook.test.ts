@@ -43,7 +43,10 @@ function assertNoBuyerData(bed: TestBed, porter: PorterProcess): void {
       const path = join(dir, entry);
       return statSync(path).isDirectory() ? files(path) : [path];
     });
-  const places = [{ where: 'stdout/stderr', text: porter.output }, ...files(join(bed.dir, 'state')).map((path) => ({ where: path, text: readFileSync(path, 'latin1') }))];
+  const places = [
+    { where: 'stdout/stderr', text: porter.output },
+    ...files(join(bed.dir, 'state')).map((path) => ({ where: path, text: readFileSync(path, 'latin1') })),
+  ];
   for (const { where, text } of places) {
     for (const value of [BUYER.email, BUYER.name]) assert.ok(!text.includes(value), `${value} found in ${where}`);
   }

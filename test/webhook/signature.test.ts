@@ -90,7 +90,11 @@ describe('Standard Webhooks verification', () => {
     assert.deepEqual(webhookKey('plain-secret-ü'), Buffer.from('plain-secret-ü', 'utf8'));
     assert.deepEqual(webhookKey('whsec_AAEC'), Buffer.from([0, 1, 2]));
     const raw = new Webhook(Buffer.from('plain-secret-ü', 'utf8'), { format: 'raw' });
-    const headers = { 'webhook-id': 'm', 'webhook-timestamp': String(NOW / 1000), 'webhook-signature': raw.sign('m', new Date(NOW), BODY.toString()) };
+    const headers = {
+      'webhook-id': 'm',
+      'webhook-timestamp': String(NOW / 1000),
+      'webhook-signature': raw.sign('m', new Date(NOW), BODY.toString()),
+    };
     assert.equal(verify(headers, ['plain-secret-ü']), 'ok');
   });
 

@@ -58,13 +58,19 @@ describe('webhook verification against any input', () => {
 
   test('reading the event from any bytes never throws and yields only strings', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.uint8Array({ maxLength: 256 }), fc.json().map((json) => Buffer.from(json))), (body) => {
-        const facts = readEventFacts(body);
-        if (facts) {
-          assert.ok(facts.type === undefined || typeof facts.type === 'string');
-          assert.ok(facts.eventId === undefined || typeof facts.eventId === 'string');
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 256 }),
+          fc.json().map((json) => Buffer.from(json)),
+        ),
+        (body) => {
+          const facts = readEventFacts(body);
+          if (facts) {
+            assert.ok(facts.type === undefined || typeof facts.type === 'string');
+            assert.ok(facts.eventId === undefined || typeof facts.eventId === 'string');
+          }
+        },
+      ),
       fcOptions({ numRuns: 300 }),
     );
   });
