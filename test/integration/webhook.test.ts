@@ -118,13 +118,14 @@ describe('webhook wake-ups through the real CLI', () => {
       const slowStarted = Date.now();
       const slow = await new Promise<string>((resolve) => {
         const { port } = new URL(url);
+        let sent = 0;
+        let trickle: NodeJS.Timeout | undefined;
         const socket = connect(Number(port), '127.0.0.1', () => {
           const signed = signedHeaders(SECRET, body);
           const lines = Object.entries(signed).map(([name, value]) => `${name}: ${value}\r\n`);
           socket.write(`POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${lines.join('')}\r\n`);
+          trickle = setInterval(() => socket.write(body.slice(sent, ++sent)), 200);
         });
-        let sent = 0;
-        const trickle = setInterval(() => socket.write(body.slice(sent, ++sent)), 200);
         let text = '';
         socket.on('data', (data) => (text += data.toString()));
         socket.on('close', () => {

@@ -106,10 +106,12 @@ describe('the webhook listener', () => {
   test('a client that sends its headers and trickles the body is cut off at the body deadline', async () => {
     const started = Date.now();
     const answer = await new Promise<string>((resolve) => {
+      let trickle: NodeJS.Timeout | undefined;
+      // The body starts once the headers are written: a byte before them would be a malformed request, not a slow one.
       const socket = connect(server.port, '127.0.0.1', () => {
         socket.write('POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{');
+        trickle = setInterval(() => socket.write(' '), 50);
       });
-      const trickle = setInterval(() => socket.write(' '), 50);
       let text = '';
       socket.on('data', (data) => (text += data.toString()));
       socket.on('close', () => {
