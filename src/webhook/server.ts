@@ -160,8 +160,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     : createHttpServer(serverOptions, onRequest);
   server.maxConnections = limits.maxConnections;
   server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
-  // A connection that says nothing at all is not a request yet, so requestTimeout does not see it;
-  // with no 'timeout' listener, node destroys a socket idle this long.
+  // headersTimeout already cuts a connection that never completes its headers (counted from the
+  // connection); this also bounds any socket idle that long (with no 'timeout' listener node destroys it).
   server.setTimeout(limits.requestTimeoutMs);
 
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
@@ -123,5 +123,54 @@ describe('the webhook listener', () => {
     assert.match(answer, /^HTTP\/1\.1 408/);
     assert.ok(Date.now() - started < 5000);
     await waitFor(() => outcomes.includes('refused_timeout'), { what: 'the timeout counted' });
+  });
+});
+
+describe('the webhook listener under many connections', () => {
+  test('connections past maxConnections are closed at once; the ones held open do not stop a later event', async () => {
+    let woken = 0;
+    let closed = 0;
+    const server = await startWebhookServer({
+      listen: '127.0.0.1:0',
+      toleranceS: 300,
+      maxBodyBytes: 4096,
+      scheme: 'standard',
+      secretsFor: () => [webhookKey(SECRET)],
+      wake: () => woken++,
+      logger: pino({ level: 'silent' }),
+      clock: systemClock,
+      limits: { maxConnections: 2, requestTimeoutMs: 1000, headersTimeoutMs: 500 },
+    });
+    const sockets = await Promise.all(
+      [0, 1].map(
+        () =>
+          new Promise<Socket>((resolve) => {
+            const socket = connect(server.port, '127.0.0.1', () => resolve(socket));
+            socket.on('error', () => undefined);
+            socket.resume().on('close', () => closed++);
+          }),
+      ),
+    );
+    try {
+      // The kernel's accept queue is first in, first out: the two held connections are counted before the third.
+      const third = await new Promise<string>((resolve) => {
+        const socket = connect(server.port, '127.0.0.1', () =>
+          socket.write('POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n'),
+        );
+        let text = '';
+        socket.on('data', (data) => (text += data.toString()));
+        socket.on('close', () => resolve(text));
+        socket.on('error', () => undefined);
+      });
+      assert.equal(third, '', 'the third connection was served');
+      // The held connections sent nothing: they are cut off, and the listener serves again.
+      await waitFor(() => closed === 2, { what: 'idle connections cut off' });
+      const body = eventBody({});
+      assert.equal((await post(`http://127.0.0.1:${server.port}/webhook`, body, signedHeaders(SECRET, body))).status, 204);
+      assert.equal(woken, 1);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await server.close();
+    }
   });
 });
