@@ -13,6 +13,7 @@ const LAYERS = [
   'players', // who is online: cache, normalisation, player-list scripts
   'api', // the Seller API client and the budget that guards it
   'delivery', // the loop, the journal, the state directory
+  'webhook', // the webhook listener: verified store events wake the loops
   'health', // /healthz and /metrics
   'agones', // following an Agones GameServer's state
   'daemon', // assembles one loop per server

@@ -16,6 +16,7 @@ import { knownSecretValues, loadShardFor, stderrLogger } from './common.js';
 import { shardSummary, type Shard } from '../config/shard.js';
 import { openFileLimit } from '../net/open-files.js';
 import { openFilesWarning } from '../daemon/open-files-need.js';
+import { webhookKey } from '../config/webhook-secret.js';
 
 /** One line of the report: what was checked, and whether it passed. */
 interface CheckLine {
@@ -60,6 +61,7 @@ export async function runChecks(configOption: string | undefined, shard?: Shard)
     for (const line of await checkServer(server, config)) print(line);
   }
   for (const line of await checkTokens(config)) print(line);
+  if (config.webhook) for (const line of await checkWebhook(config)) print(line);
   const failed = lines.filter((line) => !line.ok);
   if (failed.length === 0) return 0;
   return failed.some((line) => line.exitCode === 78) ? 78 : 1;
@@ -175,4 +177,37 @@ async function checkToken(config: Config, api: StoreApi, servers: readonly Resol
   } finally {
     await client.close();
   }
+}
+
+/** The listener's address can be bound (and its TLS files read), and the secret was read; nothing is left listening. */
+async function checkWebhook(config: Config): Promise<CheckLine[]> {
+  const webhook = config.webhook!;
+  const lines: CheckLine[] = [];
+  const secret = config.api.webhookSecret;
+  lines.push(
+    secret === undefined
+      ? { ok: false, text: 'webhook secret: not set (api.webhookSecret, api.webhookSecretFile or PORTER_WEBHOOK_SECRET)', exitCode: 78 }
+      : {
+          ok: true,
+          text: `webhook secret read (${secret.startsWith('whsec_') ? 'a whsec_ key' : 'raw text'} of ${webhookKey(secret).length} bytes)`,
+        },
+  );
+  const { startWebhookServer } = await import('../webhook/server.js');
+  try {
+    const server = await startWebhookServer({
+      ...webhook,
+      secretsFor: () => undefined,
+      wake: () => undefined,
+      logger: await stderrLogger(config, 'error'),
+      clock: systemClock,
+    });
+    await server.close();
+    lines.push({
+      ok: true,
+      text: `webhook listener: ${webhook.listen} can be bound (${webhook.tls ? 'HTTPS, certificate and key read' : 'plain HTTP: put TLS in front of it'})`,
+    });
+  } catch (error) {
+    lines.push({ ok: false, text: (error as Error).message, exitCode: exitCodeOf(error) });
+  }
+  return lines;
 }

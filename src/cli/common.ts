@@ -41,7 +41,7 @@ export async function loadShardFor(option: string | undefined, shard: Shard | un
 }
 
 export async function loadConfigFor(option: string | undefined): Promise<Config> {
-  for (const name of ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD']) {
+  for (const name of ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD', 'PORTER_WEBHOOK_SECRET']) {
     const value = process.env[name];
     if (value) knownSecrets.push(value);
   }

@@ -23,6 +23,7 @@ function inlineSecretKeys(parsed: ParsedConfig): string[] {
     if (store.token !== undefined) keys.push(`stores.${name}.token`);
     if (store.webhookSecret !== undefined) keys.push(`stores.${name}.webhookSecret`);
   }
+  if (parsed.api.webhookSecret !== undefined) keys.push('api.webhookSecret');
   parsed.servers.forEach((server, index) => {
     if (server.executor.type !== 'script' && server.executor.password !== undefined) keys.push(`servers[${index}].executor.password`);
   });

@@ -11,6 +11,7 @@ import type { Config, ResolvedServer } from './schema.js';
 import { MIN_SCRUBBED_SECRET_LENGTH, resolveSecret } from './secrets.js';
 import type { SecretSource } from './secrets.js';
 import { resolveStores } from './stores.js';
+import { webhookSecretProblem } from './webhook-secret.js';
 
 /** `-c FILE` wins over `PORTER_CONFIG`; there is no implicit default file, so porter never runs a config by surprise. */
 export function configPathFrom(cliOption: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
@@ -66,7 +67,7 @@ export async function parseConfig(
     return found;
   };
 
-  const { token: inlineToken, tokenFile, ...api } = parsed.api;
+  const { token: inlineToken, tokenFile, webhookSecret: inlineWebhookSecret, webhookSecretFile, ...api } = parsed.api;
   const {
     value: token,
     origin: tokenOrigin,
@@ -90,6 +91,30 @@ export async function parseConfig(
       warnings.push(
         `api.token${from('api.token', tokenOrigin)} does not start with "gci_" like the store's API tokens do: check that it is the token from Integrations > API`,
       );
+    }
+  }
+
+  let webhookSecret: string | undefined;
+  // Without a listener the secret is not needed; when one is given all the same it is still read, so a broken file is found now.
+  if (parsed.webhook !== undefined || inlineWebhookSecret !== undefined || webhookSecretFile !== undefined) {
+    const found = await secret({
+      key: 'api.webhookSecret',
+      fileKey: 'api.webhookSecretFile',
+      envName: 'PORTER_WEBHOOK_SECRET',
+      credentialName: 'porter-webhook-secret',
+      inline: inlineWebhookSecret,
+      file: webhookSecretFile,
+      // With a named store's secret the listener has something to verify; /webhook then answers 404.
+      optional: Object.values(parsed.stores ?? {}).some((store) => store.webhookSecret !== undefined || store.webhookSecretFile !== undefined),
+    });
+    const problem =
+      found.value === undefined
+        ? undefined
+        : webhookSecretProblem(found.value, `api.webhookSecret${from('api.webhookSecret', found.origin)}`);
+    if (problem !== undefined) problems.push(problem);
+    else webhookSecret = found.value;
+    if (parsed.webhook === undefined && found.value !== undefined) {
+      warnings.push('api.webhookSecret is set but webhook.listen is not: porter receives no webhook events; add a "webhook" section');
     }
   }
 
@@ -119,9 +144,22 @@ export async function parseConfig(
     ...rest,
     configPath,
     warnings: [...new Set(warnings)],
-    api: { ...api, token: token as string, ...(tokenPath !== undefined && { tokenPath }) },
+    api: {
+      ...api,
+      token: token as string,
+      ...(tokenPath !== undefined && { tokenPath }),
+      ...(webhookSecret !== undefined && { webhookSecret }),
+    },
     servers,
     ...(parsed.stores !== undefined && { stores: stores.stores }),
     stateDir: isAbsolute(parsed.stateDir) ? parsed.stateDir : resolve(baseDir, parsed.stateDir),
+    ...(parsed.webhook && { webhook: withAbsoluteTls(parsed.webhook, baseDir) }),
   };
+}
+
+/** The certificate and key paths, relative to the config file's folder like every other path. */
+function withAbsoluteTls(webhook: NonNullable<Config['webhook']>, baseDir: string): NonNullable<Config['webhook']> {
+  if (!webhook.tls) return webhook;
+  const path = (file: string) => (isAbsolute(file) ? file : resolve(baseDir, file));
+  return { ...webhook, tls: { certFile: path(webhook.tls.certFile), keyFile: path(webhook.tls.keyFile) } };
 }

@@ -245,6 +245,16 @@ export const apiSchema = z.strictObject({
     .superRefine(problemsOf(baseUrlProblems)),
   token: z.string().min(1).optional(),
   tokenFile: z.string().min(1).optional(),
+  webhookSecret: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The store's webhook signing secret (whsec_… or raw text). Prefer webhookSecretFile or PORTER_WEBHOOK_SECRET."),
+  webhookSecretFile: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('File whose content (trimmed) is the webhook secret; relative to the config file.'),
   timeoutMs: positiveMs(10000),
   budget: budgetSchema.default({ perWindow: 120, windowMs: 60000, share: 1 }),
   routes: z
@@ -281,6 +291,46 @@ const storeName = z.string().superRefine(
     return [];
   }),
 );
+
+const listenAddress = z
+  .string()
+  .regex(/^[^:[\]]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/, { error: `expected ${LISTEN_FORM}`, abort: true })
+  .superRefine(problemsOf((listen: string) => (parseListenAddress(listen) ? [] : [`expected ${LISTEN_FORM}`])));
+
+/** docs/design.md#webhook-wake-ups: the store's events wake the servers to pull now. */
+export const webhookSchema = z.strictObject({
+  listen: listenAddress.describe(
+    'Address of the webhook listener (POST /webhook, /webhook/<store>); usually 127.0.0.1:PORT behind a reverse proxy with TLS.',
+  ),
+  tls: z
+    .strictObject({
+      certFile: z.string().min(1).describe('PEM certificate chain; read again on SIGHUP.'),
+      keyFile: z.string().min(1).describe('PEM private key; read again on SIGHUP.'),
+    })
+    .optional()
+    .describe('Serve HTTPS itself instead of behind a reverse proxy.'),
+  toleranceS: z
+    .number()
+    .int()
+    .positive()
+    .default(300)
+    .describe("How far an event's timestamp may be from now, past or future, in seconds; also how long event ids are remembered."),
+  maxBodyBytes: z.number().int().min(1024).default(65536).describe('Largest body accepted; a larger one is answered 413.'),
+  scheme: z
+    .union([
+      z.literal('standard'),
+      z.strictObject({
+        header: z
+          .string()
+          .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'expected an HTTP header name')
+          .describe('Header holding the signature.'),
+        encoding: z.enum(['hex', 'base64']).describe('How the HMAC-SHA256 of the raw body is written.'),
+        prefix: z.string().optional().describe('Text before the signature, such as "sha256=".'),
+      }),
+    ])
+    .default('standard')
+    .describe('"standard" (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature) or one header with an HMAC of the body.'),
+});
 
 /** The delivery history's file bound: 4 MiB is ~15,000 typical deliveries per file; a file must hold a few of the largest records (~10 KB). */
 const HISTORY_DEFAULT_BYTES = 4 * 1024 * 1024;
@@ -322,13 +372,12 @@ export const configSchema = z
       .describe('Inside an Agones GameServer: claim only while it is Ready, Reserved or Allocated, and drain on Shutdown.'),
     health: z
       .strictObject({
-        listen: z
-          .string()
-          .regex(/^[^:[\]]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/, { error: `expected ${LISTEN_FORM}`, abort: true })
-          .superRefine(problemsOf((listen: string) => (parseListenAddress(listen) ? [] : [`expected ${LISTEN_FORM}`])))
-          .describe('Address of the /healthz and /metrics endpoint; keep it on loopback unless a scraper elsewhere needs it.'),
+        listen: listenAddress.describe(
+          'Address of the /healthz and /metrics endpoint; keep it on loopback unless a scraper elsewhere needs it.',
+        ),
       })
       .optional(),
+    webhook: webhookSchema.optional(),
     history: z
       .strictObject({
         maxBytes: z
@@ -404,10 +453,12 @@ export type Config = Omit<ParsedConfig, 'api' | 'servers' | 'stores'> & {
   readonly configPath: string;
   /** Things that work but are probably not what the user meant (e.g. a token without `gci_`); the CLI logs them at warn. */
   readonly warnings?: readonly string[];
-  readonly api: Omit<ParsedConfig['api'], 'token' | 'tokenFile'> & {
+  readonly api: Omit<ParsedConfig['api'], 'token' | 'tokenFile' | 'webhookSecret' | 'webhookSecretFile'> & {
     readonly token: string;
     /** The file or systemd credential the token was read from: read again when the API answers 401 (a rotated token). */
     readonly tokenPath?: string;
+    /** The default store's webhook signing secret, as written (whsec_… or raw text); present when `webhook` is set. */
+    readonly webhookSecret?: string;
   };
   readonly servers: ResolvedServer[];
   /** The stores besides the default one, by name; absent or empty when the config names none. */

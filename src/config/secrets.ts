@@ -160,6 +160,7 @@ export function configSecrets(config: Config): string[] {
     secrets.add(store.token);
     if (store.webhookSecret !== undefined) secrets.add(store.webhookSecret);
   }
+  if (config.api.webhookSecret !== undefined) secrets.add(config.api.webhookSecret);
   for (const server of config.servers) {
     if ('password' in server.executor) secrets.add(server.executor.password);
   }

@@ -33,6 +33,8 @@ export interface SharedParts {
   /** The server's call budget: it outlives the server's loop, so a restarted loop cannot overspend the window. */
   readonly budget: Budget;
   readonly pollIdleMs: number;
+  /** Webhook events wake this server: idle polling stays at pollIdleMs, the safety net. */
+  readonly webhookWakes?: boolean;
   readonly journal: Journal;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -69,7 +71,7 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
     journal,
     policy: compileCommandPolicy(preset, server.commandPolicy),
     failureIn: (answer) => failureIn(answer, patterns),
-    idleDelay: () => idleDelay(budget.routeSnapshot('pull'), clock.now(), shared.pollIdleMs),
+    idleDelay: () => idleDelay(budget.routeSnapshot('pull'), clock.now(), shared.pollIdleMs, shared.webhookWakes),
     pullDelay: () => budget.delayFor('pull'),
     notSentRetryMs: server.notSentRetryMs,
     scrub: shared.scrub,

@@ -13,6 +13,7 @@ import { guardOpenFiles, openFileLimit } from '../net/open-files.js';
 import { openFilesWarning } from './open-files-need.js';
 import { describePlan, effectiveConfig, planReload } from './reload-plan.js';
 import { onReloadSignal, onStopSignals } from './signals.js';
+import { webhookWiring } from './webhook-wiring.js';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -72,6 +73,12 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     ...(agones ? { gate: agones.gate } : {}),
     onFatal,
     onStoreRefused,
+  });
+  const webhook = webhookWiring(config, {
+    logger,
+    clock,
+    wake: (store) => fleet.wakeStore(store),
+    ...(health && { onOutcome: health.webhookEvent }),
   });
 
   const stop = new AbortController();
@@ -145,6 +152,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   }
 
   async function reload(): Promise<void> {
+    // Whether or not the configuration loads: a renewed certificate is what a SIGHUP often means.
+    await webhook?.reloadTls();
     let next: Config;
     try {
       next = await options.reload!();
@@ -166,6 +175,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     const running = config;
     const applied = await fleet.apply(plan, effectiveConfig(config, next), stop.signal);
     config = applied.config;
+    webhook?.useConfig(config);
     warnAboutOrphans(journal, config, logger);
     logger.info(
       { servers: fleet.parts.map((parts) => serverLabel(parts.server)), refused: applied.refused },
@@ -193,6 +203,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
       journal,
       history,
     });
+    await webhook?.start();
     // A wrong password at start stops porter before anything is claimed (exit 78).
     await Promise.all(initial.map((runner) => runner.connect()));
     logger.info({ servers: initial.map((r) => serverLabel(r.parts.server)), stateDir: config.stateDir }, 'porter started');
@@ -212,7 +223,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     removeStopHandlers();
     removeReloadHandler();
     stop.abort();
-    await Promise.allSettled([fleet.stop(0), health?.close(), agones?.close()]);
+    await Promise.allSettled([fleet.stop(0), health?.close(), agones?.close(), webhook?.close()]);
     await history.close();
     try {
       journal.flush();

@@ -4,6 +4,7 @@ import type { ApiClient } from '../api/client.js';
 import type { InvalidTokenError, ScopeMissingError } from '../api/errors.js';
 import type { Clock } from '../clock.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
+import { webhookSecretOf } from '../config/webhook-secret.js';
 import { serverLabel } from '../config/server-label.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
 import type { Journal } from '../delivery/journal.js';
@@ -85,6 +86,8 @@ export class Fleet {
       client,
       budget,
       pollIdleMs: this.#config.poll.idleMs,
+      // Only a store whose events can be verified is woken by them; the others keep the faster idle pace.
+      webhookWakes: this.#config.webhook !== undefined && webhookSecretOf(this.#config, server.store) !== undefined,
       journal,
       clock,
       logger,

@@ -54,6 +54,11 @@ export function planReload(running: Config, next: Config): ReloadPlan {
     deferred.push('api.budget (a new budget in the middle of a window could spend what the running one already spent)');
   }
   if (!isDeepStrictEqual(running.health, next.health)) deferred.push('health (the endpoint keeps its address)');
+  if (!isDeepStrictEqual(running.webhook, next.webhook)) {
+    deferred.push(
+      'webhook (the listener keeps its address and settings; its TLS files and the webhook secret are read again on every reload)',
+    );
+  }
   if (!isDeepStrictEqual(running.log, next.log)) deferred.push('log (the logger is made once)');
   if (!isDeepStrictEqual(running.history, next.history)) deferred.push('history (the delivery history keeps its bound)');
 
@@ -130,6 +135,7 @@ export function effectiveConfig(running: Config, next: Config): Config {
     ...(stores !== undefined && { stores }),
     api: { ...next.api, budget: running.api.budget },
     health: running.health,
+    webhook: running.webhook,
     log: running.log,
     history: running.history,
   };

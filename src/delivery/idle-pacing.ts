@@ -13,10 +13,15 @@ import type { RouteBudgetSnapshot } from '../api/budget.js';
  *
  * Bounds: never slower than `idleMs` (the owner's setting stays the worst case), never faster than
  * a quarter of it (or 100 ms), so a generous budget does not turn idling into a busy loop.
+ *
+ * With webhooks (`webhookWakes`), a new purchase wakes the loop itself, and idle polling is only
+ * the safety net for a lost event: it runs at exactly `idleMs`, never faster, so its cost is
+ * known (60 000 / idleMs pulls a minute) and a large `idleMs` really is cheap.
  */
 export const IDLE_RESERVE_FRACTION = 0.25;
 
-export function idleDelay(pull: RouteBudgetSnapshot, now: number, idleMs: number): number {
+export function idleDelay(pull: RouteBudgetSnapshot, now: number, idleMs: number, webhookWakes = false): number {
+  if (webhookWakes) return idleMs;
   const floor = Math.max(100, Math.floor(idleMs / 4));
   if (pull.windowEndsAt === undefined) return idleMs;
   const reserve = Math.ceil(pull.cap * IDLE_RESERVE_FRACTION);

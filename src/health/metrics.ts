@@ -5,6 +5,7 @@ import type { DeliveryObserver } from '../delivery/loop.js';
 import type { RouteBudgetSnapshot } from '../api/budget.js';
 import type { HealthServerPart, HealthSource } from './source.js';
 import { evaluateHealth, type HealthPolicy } from './status.js';
+import { WEBHOOK_OUTCOMES, type WebhookOutcome } from '../webhook/outcome.js';
 
 /**
  * porter's Prometheus metrics, in a registry of its own (never prom-client's global one, so two
@@ -22,6 +23,8 @@ export interface PorterMetrics {
   readonly observer: DeliveryObserver;
   /** Starts reading the daemon's state at scrape time (call from runDaemon's onStarted). */
   attach(source: HealthSource, policy: HealthPolicy): void;
+  /** Counts one request to the webhook listener by what became of it. */
+  webhookEvent(outcome: WebhookOutcome): void;
 }
 
 export interface MetricsOptions {
@@ -32,6 +35,8 @@ export interface MetricsOptions {
   readonly shard?: string;
   /** Node process metrics (CPU, memory, event loop lag, GC); default on. */
   readonly processMetrics?: boolean;
+  /** A webhook listener runs: every outcome is shown from 0, so a rate() over it works from the first event. */
+  readonly webhook?: boolean;
 }
 
 /** Default Node metrics that are gauges with a counter's `_total` suffix. */
@@ -229,6 +234,14 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
     },
   });
 
+  const webhookEvents = new Counter({
+    name: 'porter_webhook_events_total',
+    help: `Requests to the webhook listener by outcome: ${WEBHOOK_OUTCOMES.join(', ')}. Only woken woke the servers.`,
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  if (options.webhook) for (const outcome of WEBHOOK_OUTCOMES) webhookEvents.inc({ outcome }, 0);
+
   if (options.processMetrics ?? true) {
     collectDefaultMetrics({ register: registry });
     // prom-client names three gauges like counters (promtool check metrics: "non-counter metrics
@@ -246,6 +259,9 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
         duration.observe({ server, outcome: event.result }, event.ms / 1000);
         if (event.result === 'done') lastSuccess.set({ server }, options.clock.now() / 1000);
       },
+    },
+    webhookEvent(outcome) {
+      webhookEvents.inc({ outcome });
     },
     attach(daemon, healthPolicy) {
       source = daemon;

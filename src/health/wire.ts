@@ -5,6 +5,7 @@ import type { DeliveryObserver } from '../delivery/loop.js';
 import { createMetrics } from './metrics.js';
 import { startHealthServer, type HealthServer } from './server.js';
 import type { HealthSource } from './source.js';
+import type { WebhookOutcome } from '../webhook/outcome.js';
 
 /**
  * Connects the health/metrics endpoint to a daemon in one place (runDaemon uses it, so
@@ -19,11 +20,13 @@ export interface HealthWiring {
   };
   /** The endpoint once started (undefined before onStarted ran). */
   server(): HealthServer | undefined;
+  /** Counts a webhook request in /metrics. */
+  readonly webhookEvent: (outcome: WebhookOutcome) => void;
   close(): Promise<void>;
 }
 
 export function healthWiring(
-  config: Pick<Config, 'health' | 'servers' | 'poll' | 'shard'>,
+  config: Pick<Config, 'health' | 'servers' | 'poll' | 'shard' | 'webhook'>,
   deps: { readonly logger: Logger; readonly clock: Clock; readonly secrets?: () => readonly string[] },
 ): HealthWiring | undefined {
   const listen = config.health?.listen;
@@ -31,6 +34,7 @@ export function healthWiring(
   const metrics = createMetrics({
     clock: deps.clock,
     servers: config.servers,
+    webhook: config.webhook !== undefined,
     ...(config.shard ? { shard: `${config.shard.index}/${config.shard.count}` } : {}),
   });
   let server: HealthServer | undefined;
@@ -52,6 +56,7 @@ export function healthWiring(
       },
     },
     server: () => server,
+    webhookEvent: (outcome) => metrics.webhookEvent(outcome),
     close: async () => {
       closed = true;
       await server?.close();

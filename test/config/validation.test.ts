@@ -97,7 +97,7 @@ describe('schema problems', () => {
       'servers[1].players: preset "custom" needs both "command" and "pattern"',
       'servers[1].id: the same server id as servers[0].id; each server may appear only once',
       'stateDir: must not be empty',
-      'extra: unknown key (allowed keys here: $schema, api, stores, servers, poll, stateDir, log, shutdown, agones, health, history)',
+      'extra: unknown key (allowed keys here: $schema, api, stores, servers, poll, stateDir, log, shutdown, agones, health, webhook, history)',
     ]);
   });
 

@@ -118,6 +118,23 @@ describe('planReload', () => {
     assert.equal(planReload(effective, effective).deferred.length, 0);
   });
 
+  test('webhook waits for a restart; the webhook secret is taken from the new configuration', async () => {
+    const withWebhook = (secret: string, listen: string) =>
+      config((raw) => {
+        raw.api.webhookSecret = secret;
+        raw.webhook = { listen };
+      });
+    const running = await withWebhook('secret-one', '127.0.0.1:8787');
+    const next = await withWebhook('secret-two', '127.0.0.1:9999');
+    const plan = planReload(running, next);
+    assert.deepEqual(plan.deferred.length, 1);
+    assert.match(plan.deferred[0]!, /^webhook /);
+    assert.equal(plan.changed.length, 0, 'a webhook change restarts no loop');
+    const effective = effectiveConfig(running, next);
+    assert.equal(effective.webhook?.listen, '127.0.0.1:8787');
+    assert.equal(effective.api.webhookSecret, 'secret-two');
+  });
+
   test("the delivery history's bound waits for a restart too", async () => {
     const running = await same();
     const next = await config((raw) => Object.assign(raw, { history: { maxBytes: 1024 * 1024 } }));

@@ -23,6 +23,14 @@ describe('idle pacing', () => {
     assert.equal(idleDelay(pull({ windowEndsAt: undefined }), 0, 1000), 1000);
   });
 
+  test('with webhooks waking the loop, idling runs at exactly poll.idleMs whatever budget is spare: the safety net costs 60 000 / idleMs pulls a minute', () => {
+    for (const snapshot of [pull({}), pull({ remaining: 31 }), pull({ windowEndsAt: undefined }), pull({ remaining: 1 })]) {
+      assert.equal(idleDelay(snapshot, 0, 15_000, true), 15_000);
+      assert.equal(idleDelay(snapshot, 59_000, 1000, true), 1000);
+    }
+    assert.ok(idleDelay(pull({}), 0, 15_000) < 15_000, 'without webhooks the spare budget speeds idling up');
+  });
+
   test('spreads the spare budget over the rest of the window: 90 spare calls in 60 s → one every 667 ms', () => {
     assert.equal(idleDelay(pull({}), 0, 1000), 667);
   });

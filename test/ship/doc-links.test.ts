@@ -70,6 +70,7 @@ describe('doc links', () => {
     assert.deepEqual(sections, [
       'The API contract',
       'The call budget',
+      'Webhook wake-ups',
       'Delivery semantics',
       'Executors',
       'Command safety',

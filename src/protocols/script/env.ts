@@ -5,7 +5,7 @@
  * CREDENTIALS_DIRECTORY, which points at the files holding porter's token and passwords.
  * A script still runs as porter's own user and could read those files: docs/games.md#a-delivery-script says so.
  */
-export const SECRET_ENV_PREFIXES: readonly string[] = ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD'];
+export const SECRET_ENV_PREFIXES: readonly string[] = ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD', 'PORTER_WEBHOOK_SECRET'];
 export const SECRET_ENV_NAMES: readonly string[] = ['CREDENTIALS_DIRECTORY'];
 
 function isSecret(name: string): boolean {
