@@ -1,5 +1,6 @@
 import type { ParsedConfig, ResolvedStore } from './schema.js';
 import type { SecretSource } from './secrets.js';
+import { webhookSecretProblem } from './webhook-secret.js';
 
 /**
  * The stores of `stores` (docs/design.md#many-stores), their secrets resolved. A named store's
@@ -69,7 +70,9 @@ export async function resolveStores(
       optional: true,
     });
     if (webhook.value !== undefined) {
-      const problem = secretTextProblem(`${key}.webhookSecret`, webhook.origin)(webhook.value);
+      const problem =
+        secretTextProblem(`${key}.webhookSecret`, webhook.origin)(webhook.value) ??
+        webhookSecretProblem(webhook.value, `${key}.webhookSecret`);
       if (problem !== undefined) problems.push(problem);
     }
     resolved[name] = {

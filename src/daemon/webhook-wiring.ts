@@ -19,6 +19,8 @@ export interface WebhookWiring {
   /** The reloaded configuration's secret. */
   useConfig(next: Config): void;
   reloadTls(): Promise<void>;
+  /** The port the listener took (`webhook.listen` may say 0); undefined before start. */
+  port(): number | undefined;
   close(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export function webhookWiring(config: Config, deps: WebhookWiringDeps): WebhookW
       current = next;
     },
     reloadTls: async () => server?.reloadTls(),
+    port: () => server?.port,
     async close() {
       closed = true;
       await server?.close();
