@@ -17,7 +17,14 @@ const REST_TOKEN = 'rest-token-1f9e7c55a0b2';
 function writeTShockConfig(bed: TestBed, tshock: FakeTShockServer, token = REST_TOKEN): string {
   return bed.writeConfig((config) => {
     const server = config.servers[0]!;
-    server.executor = { type: 'tshock', host: tshock.host, port: tshock.port, password: token, timeoutMs: 3000, connectTimeoutMs: 2000 };
+    server.executor = {
+      type: 'tshock',
+      host: tshock.host,
+      port: tshock.port,
+      password: token,
+      timeoutMs: 30_000,
+      connectTimeoutMs: 15_000,
+    };
     server.players = { preset: 'terraria', refreshMs: 200 };
   });
 }
