@@ -58,7 +58,11 @@ describe('SIGTERM through the real CLI', () => {
   test('while idle: exit 0 promptly, nothing left in the journal', async () => {
     const bed = await startBed();
     try {
-      bed.writeConfig();
+      // A drain far longer than the exit bound below: a stop that waited it out cannot pass, and a
+      // loaded machine has seconds of slack to exit.
+      bed.writeConfig((config) => {
+        config.shutdown.drainMs = 120_000;
+      });
       bed.api.enqueue(SIM_SERVER_ID, { command: 'say only-one' });
       const porter = bed.spawnPorter();
       await waitFor(() => bed.api.commands()[0]!.status === 'EXECUTED', { ...WAIT, what: 'the delivery' });
@@ -69,7 +73,7 @@ describe('SIGTERM through the real CLI', () => {
         what: 'an idle pull',
       });
       porter.kill('SIGTERM');
-      const exit = await porter.waitExit(5000);
+      const exit = await porter.waitExit(30_000);
       assert.deepEqual(exit, { code: 0, signal: null }, porter.tail());
       assert.equal(porter.logs(/^porter stopped$/)[0]?.unreported, 0);
     } finally {
