@@ -13,7 +13,8 @@ const PASSWORD = 'S3cret-rcon_pw';
 const context = { id: '42', serverId: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' };
 
 function config(port: number, overrides: Partial<WebRconExecutorConfig> = {}): WebRconExecutorConfig {
-  return { type: 'webrcon', host: '127.0.0.1', port, password: PASSWORD, timeoutMs: 3000, connectTimeoutMs: 3000, ...overrides };
+  // Generous: on a loaded machine a handshake or an answer can take seconds. Deadline tests use a fake clock.
+  return { type: 'webrcon', host: '127.0.0.1', port, password: PASSWORD, timeoutMs: 10_000, connectTimeoutMs: 15_000, ...overrides };
 }
 
 function executor(port: number, overrides: Partial<WebRconExecutorConfig> = {}, logger = pino({ level: 'silent' })) {
@@ -208,7 +209,7 @@ describe('WebRconExecutor against a fake Rust WebRCON server', () => {
       assert.match(error.message, /no answer within 300 ms/);
       assert.ok(!error.message.includes(PASSWORD));
       // Nothing at all came back since the request: porter drops that connection and reconnects.
-      // The steps cover the backoff and the 1 s close grace, never the 3 s connect deadline.
+      // The steps cover the backoff and the 1 s close grace, never the 15 s connect deadline.
       await stepClockUntil(clock, () => server.acceptedConnections >= 2, {
         maxStepMs: 1_000,
         what: 'a reconnect after the silent timeout',
