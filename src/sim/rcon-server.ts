@@ -428,6 +428,7 @@ class SimConnection {
       this.#socket.destroy();
       return false;
     }
+    if (result.after) await result.after.catch(() => undefined);
     if (result.delayMs) await new Promise((resolve) => setTimeout(resolve, result.delayMs));
     if (this.#socket.destroyed) return false;
     answer(result.text);

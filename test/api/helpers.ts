@@ -15,7 +15,9 @@ export function apiConfig(baseUrl: string, overrides: Partial<Config['api']> = {
   return {
     baseUrl,
     token: SIM_TOKEN,
-    timeoutMs: 5_000,
+    // Generous: on a loaded machine a call to 127.0.0.1 can take seconds. Tests about the
+    // deadline set their own, on a fake clock where they can.
+    timeoutMs: 30_000,
     budget: { perWindow: 120, windowMs: 60_000, share: 1 },
     routes: DEFAULT_ROUTES,
     ...overrides,

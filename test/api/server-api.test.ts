@@ -16,6 +16,7 @@ import { systemClock, type Clock } from '../../src/clock.js';
 import { CredentialsError, exitCodeOf, isConfigurationError } from '../../src/errors.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { FakeClock } from '../helpers/fake-clock.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { apiConfig, assertNoSecret, capturingLogger, silent } from './helpers.js';
 
 const UNKNOWN_SERVER = '00000000-0000-4000-8000-000000000000';
@@ -316,7 +317,10 @@ describe('ServerApi: 429 and transport failures', () => {
 
   test('resets and timeouts become ApiTransportError and open the claim gap', async () => {
     const api = await startSellerApi();
-    const client = createApiClient(apiConfig(api.url, { timeoutMs: 200 }), { logger: silent() });
+    // The request deadline on a fake clock: a reset on a slow machine cannot turn into a timeout,
+    // and the timeout comes when the test moves the clock, not when a real 200 ms happens to pass.
+    const deadlines = new FakeClock();
+    const client = createApiClient(apiConfig(api.url, { timeoutMs: 200 }), { logger: silent(), clock: deadlines });
     try {
       const s = serverApi(client);
       api.inject('pull', 'reset');
@@ -324,8 +328,11 @@ describe('ServerApi: 429 and transport failures', () => {
       assert.ok(reset instanceof ApiTransportError);
       assert.equal(reset.failure, 'reset');
       assert.equal(s.stats().claimGapOpen, true);
-      api.inject('pull', { delay: 1_000 });
-      const timeout = await s.pull([]).catch((e: unknown) => e);
+      api.inject('pull', { delay: 120_000 });
+      const pending = s.pull([]).catch((e: unknown) => e);
+      await waitFor(() => deadlines.sleeping > 0, { what: 'the pull to start its deadline' });
+      deadlines.advance(200);
+      const timeout = await pending;
       assert.ok(timeout instanceof ApiTransportError);
       assert.equal(timeout.failure, 'timeout');
       assert.equal(s.stats().pulls.error, 2);

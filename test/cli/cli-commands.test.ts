@@ -48,7 +48,8 @@ function config(name: string, overrides: { token?: string; password?: string; po
             host: '127.0.0.1',
             port: overrides.port ?? game.port,
             password: overrides.password ?? PASSWORD,
-            connectTimeoutMs: 2000,
+            // Generous: a login on a loaded machine can take seconds; the unreachable case is refused at once.
+            connectTimeoutMs: 15_000,
           },
         },
       ],

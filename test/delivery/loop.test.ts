@@ -11,6 +11,7 @@ import { CommandFailedError, CredentialsError, NotSentError, OutcomeUnknownError
 import { Journal } from '../../src/delivery/journal.js';
 import { DeliveryLoop, type DeliveryLoopOptions } from '../../src/delivery/loop.js';
 import { type Executor } from '../../src/protocols/executor.js';
+import { FakeClock, flush } from '../helpers/fake-clock.js';
 import { FaultyFs } from '../helpers/faulty-fs.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -171,14 +172,25 @@ describe('delivery loop', () => {
   });
 
   test('not sent is retried when the game server is back, within the bound', async () => {
-    const t = setup();
+    // The retry window runs on a fake clock: the server comes back 1 ms before notSentRetryMs
+    // ends however slow the machine is, instead of a real 50 ms timer racing a real 300 ms window.
+    const clock = new FakeClock();
+    const t = setup({ clock });
+    let waitsAtFailure = -1;
     t.executor.next.push(async () => {
       t.executor.ready = false;
-      setTimeout(() => (t.executor.ready = true), 50);
+      waitsAtFailure = t.executor.waitReadyCalls;
       throw new NotSentError('connection is down');
     });
     t.api.queue.push({ kind: 'claimed', id: '6', command: 'give Steve diamond 1' });
-    await waitFor(() => t.api.reports.length === 1);
+    await waitFor(() => waitsAtFailure >= 0 && t.executor.waitReadyCalls > waitsAtFailure, {
+      what: 'the loop waiting for the game server to come back',
+    });
+    clock.advance(299);
+    await flush();
+    assert.equal(t.api.reports.length, 0, 'gave up before notSentRetryMs (300 ms) had passed');
+    t.executor.ready = true;
+    await waitFor(() => t.api.reports.length === 1, { what: 'the report after the retry' });
     t.stop.abort();
     await t.running;
     assert.deepEqual(t.executor.ran, ['give Steve diamond 1']);

@@ -48,6 +48,8 @@ export class FakeWebRconServer {
   hang = false;
   /** While true, upgrade requests get no answer at all (a server that accepts TCP and stalls). */
   stallHandshakes = false;
+  /** Upgrade requests left unanswered while `stallHandshakes` was on. */
+  stalledHandshakes = 0;
   refusedAttempts = 0;
   acceptedConnections = 0;
   /** Bytes of frames `flood` sent, all connections together. */
@@ -69,7 +71,10 @@ export class FakeWebRconServer {
       socket.once('close', () => this.#sockets.delete(socket));
     });
     this.#http.on('upgrade', (request, socket, head) => {
-      if (this.stallHandshakes) return;
+      if (this.stallHandshakes) {
+        this.stalledHandshakes += 1;
+        return;
+      }
       if (request.url !== `/${options.password}`) {
         this.refusedAttempts += 1;
         if (options.refuse === 'http-401') socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');

@@ -63,7 +63,7 @@ describe('health endpoint of a running daemon', () => {
           {
             id: SIM_SERVER_ID,
             name: 'survival',
-            executor: { type: 'rcon', host: rcon.host, port: rcon.port, password: PASSWORD, timeoutMs: 2000, connectTimeoutMs: 2000 },
+            executor: { type: 'rcon', host: rcon.host, port: rcon.port, password: PASSWORD, timeoutMs: 30_000, connectTimeoutMs: 15_000 },
             players: { preset: 'minecraft', refreshMs: 100 },
           },
         ],

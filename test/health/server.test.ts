@@ -248,7 +248,8 @@ describe('health server lifecycle', () => {
       await answer.text();
       const started = performance.now();
       await health.close();
-      assert.ok(performance.now() - started < 2000, 'close waited for the keep-alive timeout');
+      // Just under the 5 s keep-alive timeout a wrong close would wait out: slack for a loaded machine.
+      assert.ok(performance.now() - started < 4_500, 'close waited for the keep-alive timeout');
       await assert.rejects(fetch(`http://127.0.0.1:${health.port}/healthz`, { signal: AbortSignal.timeout(5000) }));
     } finally {
       await health.close();

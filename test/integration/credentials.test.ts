@@ -162,7 +162,11 @@ describe('402 PLAN_FEATURE_REQUIRED is not a credentials error', () => {
   test('porter keeps running, says so clearly, and still stops cleanly on SIGTERM', async () => {
     const bed = await startBed({ api: { plan: false } });
     try {
-      bed.writeConfig();
+      // A drain far longer than the exit bound below: a stop that waited it out cannot pass, and a
+      // loaded machine has seconds of slack to exit.
+      bed.writeConfig((config) => {
+        config.shutdown.drainMs = 120_000;
+      });
       bed.api.enqueue(SIM_SERVER_ID, { command: 'say not-yet' });
       const porter = bed.spawnPorter();
       await waitFor(() => bed.api.requests.some((r) => r.route === 'pull' && r.status === 402) || porter.exit, {
@@ -176,7 +180,7 @@ describe('402 PLAN_FEATURE_REQUIRED is not a credentials error', () => {
       // Slow retries: one pull, not a storm, in the time porter took to log it.
       assert.equal(bed.api.requests.filter((r) => r.route === 'pull').length, 1);
       porter.kill('SIGTERM');
-      assert.deepEqual(await porter.waitExit(5000), { code: 0, signal: null }, porter.tail());
+      assert.deepEqual(await porter.waitExit(30_000), { code: 0, signal: null }, porter.tail());
       assertNoSecret(porter, [SIM_TOKEN, RCON_PASSWORD]);
     } finally {
       await bed.close();

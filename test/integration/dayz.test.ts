@@ -215,7 +215,7 @@ describe('DayZ over BattlEye RCon through the real CLI', () => {
 
       bed.writeConfig((config) => {
         const server = config.servers[0]!;
-        server.executor = { type: 'battleye', host: dayz.host, port: dayz.port, password: 'wrong-dayz-pw', connectTimeoutMs: 2000 };
+        server.executor = { type: 'battleye', host: dayz.host, port: dayz.port, password: 'wrong-dayz-pw', connectTimeoutMs: 15_000 };
         server.players = { preset: 'dayz' };
       });
       const refused = bed.spawnPorter({ args: ['check', '-c', bed.configPath] });

@@ -109,8 +109,8 @@ describe('a game server floods one answer, through the real CLI', () => {
           host: '127.0.0.1',
           port: rust.port,
           password: RCON_PASSWORD,
-          timeoutMs: 5000,
-          connectTimeoutMs: 3000,
+          timeoutMs: 30_000,
+          connectTimeoutMs: 15_000,
         };
         config.servers[0]!.players = { preset: 'rust', refreshMs: 200 };
       });

@@ -39,6 +39,13 @@ export { SIM_SERVER_ID, SIM_TOKEN };
 /** Generous: a loaded 2-core CI machine runs two of these files at once. */
 export const WAIT = { timeoutMs: 30_000, intervalMs: 20 } as const;
 
+/** A promise the test resolves when it chooses: a simulator holds an answer until then. */
+export function gate(): { readonly promise: Promise<void>; readonly open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
 export type LogLine = Record<string, unknown> & { level?: string; msg?: string };
 
 export interface Exit {
@@ -178,7 +185,8 @@ export class TestBed {
 
   baseConfig(): PorterConfig {
     return {
-      api: { baseUrl: this.api.url, token: SIM_TOKEN, timeoutMs: 5000 },
+      // Deadlines far beyond what a loaded machine needs: no test here is about them.
+      api: { baseUrl: this.api.url, token: SIM_TOKEN, timeoutMs: 30_000 },
       servers: [
         {
           id: SIM_SERVER_ID,
@@ -188,8 +196,8 @@ export class TestBed {
             host: this.rcon.host,
             port: this.rcon.port,
             password: RCON_PASSWORD,
-            timeoutMs: 5000,
-            connectTimeoutMs: 3000,
+            timeoutMs: 30_000,
+            connectTimeoutMs: 15_000,
           },
           players: { preset: 'minecraft', refreshMs: 200 },
         },

@@ -21,7 +21,7 @@ async function startConsole(password = RCON_PASSWORD): Promise<FakeTelnetServer>
 function telnetConfig(bed: TestBed, game: FakeTelnetServer, password = RCON_PASSWORD): void {
   bed.writeConfig((config) => {
     const server = config.servers[0]!;
-    server.executor = { type: 'telnet', host: game.host, port: game.port, password, timeoutMs: 5000, connectTimeoutMs: 3000 };
+    server.executor = { type: 'telnet', host: game.host, port: game.port, password, timeoutMs: 30_000, connectTimeoutMs: 15_000 };
     server.players = { preset: '7dtd', refreshMs: 200 };
   });
 }

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from '../helpers/wait-for.js';
-import { acceptedReports, SIM_SERVER_ID, startBed, WAIT } from './harness.js';
+import { acceptedReports, gate, SIM_SERVER_ID, startBed, WAIT } from './harness.js';
 
 /**
  * "SIGTERM mid-command": porter stops pulling at once, finishes and reports
@@ -13,8 +13,11 @@ describe('SIGTERM through the real CLI', () => {
     const bed = await startBed();
     try {
       bed.writeConfig();
-      // The game server takes 1.5 s to answer this one: long enough to signal while it is in flight.
-      const slow = 'porter-sim delay 1500 slow-delivery';
+      // The game server holds its answer to this one until porter has taken the signal: it is in
+      // flight when the signal comes however slow the machine is.
+      const slow = 'say slow-delivery';
+      const answer = gate();
+      bed.rcon.setHandler((command) => (command === slow ? { text: '', after: answer.promise } : undefined));
       const slowId = bed.api.enqueue(SIM_SERVER_ID, { command: slow });
       const behind = ['say behind-1', 'say behind-2'].map((command) => bed.api.enqueue(SIM_SERVER_ID, { command }));
       const porter = bed.spawnPorter();
@@ -26,6 +29,8 @@ describe('SIGTERM through the real CLI', () => {
       assert.equal(porter.exit, undefined, porter.tail());
       const signalledAt = Date.now();
       porter.kill('SIGTERM');
+      await porter.waitForLog(/^stopping/);
+      answer.open();
       const exit = await porter.waitExit();
       assert.deepEqual(exit, { code: 0, signal: null }, porter.tail());
 
@@ -53,7 +58,11 @@ describe('SIGTERM through the real CLI', () => {
   test('while idle: exit 0 promptly, nothing left in the journal', async () => {
     const bed = await startBed();
     try {
-      bed.writeConfig();
+      // A drain far longer than the exit bound below: a stop that waited it out cannot pass, and a
+      // loaded machine has seconds of slack to exit.
+      bed.writeConfig((config) => {
+        config.shutdown.drainMs = 120_000;
+      });
       bed.api.enqueue(SIM_SERVER_ID, { command: 'say only-one' });
       const porter = bed.spawnPorter();
       await waitFor(() => bed.api.commands()[0]!.status === 'EXECUTED', { ...WAIT, what: 'the delivery' });
@@ -64,7 +73,7 @@ describe('SIGTERM through the real CLI', () => {
         what: 'an idle pull',
       });
       porter.kill('SIGTERM');
-      const exit = await porter.waitExit(5000);
+      const exit = await porter.waitExit(30_000);
       assert.deepEqual(exit, { code: 0, signal: null }, porter.tail());
       assert.equal(porter.logs(/^porter stopped$/)[0]?.unreported, 0);
     } finally {
@@ -76,7 +85,9 @@ describe('SIGTERM through the real CLI', () => {
     const bed = await startBed();
     try {
       bed.writeConfig();
-      const slow = 'porter-sim delay 800 interrupted';
+      const slow = 'say interrupted';
+      const answer = gate();
+      bed.rcon.setHandler((command) => (command === slow ? { text: '', after: answer.promise } : undefined));
       bed.api.enqueue(SIM_SERVER_ID, { command: slow });
       const porter = bed.spawnPorter();
       await waitFor(() => bed.rcon.executed.some((e) => e.command === slow) || porter.exit, {
@@ -84,6 +95,8 @@ describe('SIGTERM through the real CLI', () => {
         what: 'the slow command to reach the game server',
       });
       porter.kill('SIGINT');
+      await porter.waitForLog(/^stopping/);
+      answer.open();
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
       assert.equal(bed.api.commands()[0]!.status, 'EXECUTED');
     } finally {

@@ -17,7 +17,14 @@ const REST_TOKEN = 'rest-token-1f9e7c55a0b2';
 function writeTShockConfig(bed: TestBed, tshock: FakeTShockServer, token = REST_TOKEN): string {
   return bed.writeConfig((config) => {
     const server = config.servers[0]!;
-    server.executor = { type: 'tshock', host: tshock.host, port: tshock.port, password: token, timeoutMs: 3000, connectTimeoutMs: 2000 };
+    server.executor = {
+      type: 'tshock',
+      host: tshock.host,
+      port: tshock.port,
+      password: token,
+      timeoutMs: 30_000,
+      connectTimeoutMs: 15_000,
+    };
     server.players = { preset: 'terraria', refreshMs: 200 };
   });
 }
@@ -116,7 +123,14 @@ describe('Terraria (TShock REST) through the real CLI', () => {
       assert.equal(porter.exit, undefined, porter.tail());
 
       await tshock.down();
-      await porter.waitForLog(/^TShock REST API lost/);
+      // Queued once porter knows TShock is gone: its second failed check, not the "lost" line. A
+      // pull already on its way when TShock went down may reach the API after this test read that
+      // line on a slow machine, and claim (and hold) whatever is due; porter sent it before it
+      // logged two failed checks.
+      await waitFor(() => porter.logs(/^TShock REST API still unreachable/).some((l) => Number(l.attempt) >= 2) || porter.exit, {
+        ...WAIT,
+        what: 'two failed token checks',
+      });
       const during = ['/give "Terra Blade" Bob', '/say back soon', '/give 29 Bob 3'];
       const duringIds = during.map((command) => bed.api.enqueue(SIM_SERVER_ID, { command }));
       await waitFor(() => porter.logs(/^TShock REST API still unreachable/).some((l) => Number(l.attempt) >= 4) || porter.exit, {

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { pino } from 'pino';
 import { execPlayerReader, PlayerScriptError } from '../../src/players/exec-source.js';
+import { FakeClock, flush } from '../helpers/fake-clock.js';
+import { stepClockUntil } from '../helpers/step-clock.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { fixture, isAlive, killQuietly, readPids } from '../protocols/script/process-helpers.js';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -44,10 +46,21 @@ describe('execPlayerReader', () => {
   test('a script that hangs is killed at the deadline, with its children', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'porter-players-'));
     const pidfile = path.join(dir, 'pids');
-    const read = execPlayerReader([fixture('hang.sh'), pidfile], { logger, timeoutMs: 300, killGraceMs: 200 });
-    const reading = read();
+    // The deadline on a fake clock, moved once the script has written its pid file: a slow machine
+    // cannot time it out before it started. The kill grace is never reached: SIGTERM is enough.
+    const clock = new FakeClock();
+    const read = execPlayerReader([fixture('hang.sh'), pidfile], { logger, timeoutMs: 300, killGraceMs: 60_000, clock });
+    let settled = false;
+    const reading = read().finally(() => (settled = true));
+    reading.catch(() => undefined);
     const pids = await readPids(pidfile);
     try {
+      clock.advance(299);
+      await flush();
+      assert.equal(settled, false, 'killed before its deadline');
+      clock.advance(1);
+      // On over the 250 ms stdio grace only.
+      await stepClockUntil(clock, () => settled, { maxStepMs: 250, what: 'the hung script to be killed' });
       await assert.rejects(reading, /did not finish within 300 ms and was killed/);
       assert.throws(() => process.kill(pids.leader, 0), { code: 'ESRCH' });
       await waitFor(() => !isAlive(pids.child), { what: "the script's child to be killed with its group" });

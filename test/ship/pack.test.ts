@@ -67,7 +67,8 @@ describe('npm pack → npm install -g → porter', { timeout: 240_000 }, () => {
     const baseline: number[] = [];
     for (let i = 0; i < 5; i++) baseline.push((await run(process.execPath, ['-e', ''], { timeoutMs: 30_000 })).ms);
     t.diagnostic(`porter --help: median ${median(times).toFixed(0)} ms over 5 runs (node -e '' alone: ${median(baseline).toFixed(0)} ms)`);
-    assert.ok(median(times) < 3000, `porter --help takes ${median(times).toFixed(0)} ms`);
+    // Over what node itself takes to start, so a loaded machine slows both sides alike.
+    assert.ok(median(times) - median(baseline) < 3000, `porter --help takes ${median(times).toFixed(0)} ms`);
   });
 
   test('ships what users need and nothing from the source tree', () => {

@@ -8,10 +8,12 @@ import { RconConnectError } from '../../../src/protocols/rcon/errors.js';
 import type { RconFlavour } from '../../../src/protocols/rcon/exchange.js';
 import { simEchoText, simWideText } from '../../../src/sim/rcon-answers.js';
 import { startRconServer, type FakeRconServer } from '../../../src/sim/rcon-server.js';
+import { FakeClock, flush } from '../../helpers/fake-clock.js';
+import { waitFor } from '../../helpers/wait-for.js';
 import { PASSWORD, silent } from './helpers/setup.js';
 
 function options(port: number, flavour: RconFlavour, overrides: Partial<RconConnectionOptions> = {}): RconConnectionOptions {
-  return { host: '127.0.0.1', port, password: PASSWORD, flavour, connectTimeoutMs: 2000, logger: silent, ...overrides };
+  return { host: '127.0.0.1', port, password: PASSWORD, flavour, connectTimeoutMs: 10_000, logger: silent, ...overrides };
 }
 
 async function opened(server: FakeRconServer, overrides: Partial<RconConnectionOptions> = {}): Promise<RconConnection> {
@@ -54,8 +56,8 @@ for (const flavour of ['minecraft', 'source', 'id0'] as const) {
       server.setHandler((command) => (command === 'quiet' ? '' : undefined));
       const connection = await opened(server);
       try {
-        assert.equal(await connection.request('quiet', 2000), '');
-        assert.equal(await connection.request('quiet', 2000), '', 'and the connection stays in step');
+        assert.equal(await connection.request('quiet', 10_000), '');
+        assert.equal(await connection.request('quiet', 10_000), '', 'and the connection stays in step');
       } finally {
         server.setHandler(undefined);
         connection.destroy();
@@ -63,10 +65,17 @@ for (const flavour of ['minecraft', 'source', 'id0'] as const) {
     });
 
     test('a hung command times out as OutcomeUnknownError and the connection is never reused', async () => {
-      const connection = await opened(server);
+      // The deadline on a fake clock, moved only once the fake has run the command: a slow machine
+      // cannot time the command out before it reached the server.
+      const clock = new FakeClock();
+      const connection = await opened(server, { clock });
       const before = server.executed.length;
       server.failNext('hang');
-      await assert.rejects(connection.request('give Alice diamond', 150), (error: unknown) => {
+      const pending = connection.request('give Alice diamond', 150);
+      pending.catch(() => undefined);
+      await waitFor(() => server.executed.length === before + 1, { what: 'the fake to run the command it will not answer' });
+      clock.advance(150);
+      await assert.rejects(pending, (error: unknown) => {
         assert.ok(error instanceof OutcomeUnknownError, String(error));
         assert.match(error.message, /timed out after 150 ms/);
         assert.match(error.message, /not sent again/);
@@ -80,14 +89,14 @@ for (const flavour of ['minecraft', 'source', 'id0'] as const) {
     test('a connection dropped before the answer gives OutcomeUnknownError', async () => {
       const connection = await opened(server);
       server.failNext('close-before-answer');
-      await assert.rejects(connection.request('give Alice diamond', 2000), OutcomeUnknownError);
+      await assert.rejects(connection.request('give Alice diamond', 10_000), OutcomeUnknownError);
     });
 
     test('a connection dropped before the command ran still gives OutcomeUnknownError (it was written)', async () => {
       const connection = await opened(server);
       const before = server.executed.length;
       server.failNext('close-without-running');
-      await assert.rejects(connection.request('give Alice diamond', 2000), OutcomeUnknownError);
+      await assert.rejects(connection.request('give Alice diamond', 10_000), OutcomeUnknownError);
       assert.equal(server.executed.length, before);
     });
 
@@ -96,7 +105,7 @@ for (const flavour of ['minecraft', 'source', 'id0'] as const) {
       server.setHandler((command) => (command === 'ping' ? 'pong' : undefined));
       server.failNext('close-after-answer');
       try {
-        assert.equal(await connection.request('ping', 2000), 'pong');
+        assert.equal(await connection.request('ping', 10_000), 'pong');
       } finally {
         server.setHandler(undefined);
         connection.destroy();
@@ -137,13 +146,13 @@ for (const flavour of ['minecraft', 'source'] as const) {
     test('an answer of 10,000 characters comes back whole, and the connection stays in step', async () => {
       const connection = await opened(server);
       try {
-        const answer = await connection.request('porter-sim echo 10000', 2000);
+        const answer = await connection.request('porter-sim echo 10000', 10_000);
         assert.equal(answer.length, 10_000);
         assert.equal(answer, simEchoText(10_000));
-        assert.equal(await connection.request('porter-sim echo 5', 2000), simEchoText(5));
+        assert.equal(await connection.request('porter-sim echo 5', 10_000), simEchoText(5));
         // Exactly one fragment's worth: the boundary where an end marker would be guessed wrong.
-        assert.equal(await connection.request('porter-sim echo 4096', 2000), simEchoText(4096));
-        assert.equal(await connection.request('porter-sim echo 8192', 2000), simEchoText(8192));
+        assert.equal(await connection.request('porter-sim echo 4096', 10_000), simEchoText(4096));
+        assert.equal(await connection.request('porter-sim echo 8192', 10_000), simEchoText(8192));
       } finally {
         connection.destroy();
       }
@@ -153,7 +162,7 @@ for (const flavour of ['minecraft', 'source'] as const) {
     test('non-ASCII answers longer than a fragment come back whole', async () => {
       const connection = await opened(server);
       try {
-        assert.equal(await connection.request('porter-sim unicode 9000', 2000), simWideText(9000));
+        assert.equal(await connection.request('porter-sim unicode 9000', 10_000), simWideText(9000));
       } finally {
         connection.destroy();
       }
@@ -165,10 +174,10 @@ test('id0 flavour: one request in flight, the next packet is the answer', async 
   const server = await startRconServer({ password: PASSWORD, flavour: 'id0', players: ['Alice, the Great', 'Bob'] });
   try {
     const connection = await opened(server);
-    const answer = await connection.request('ShowPlayers', 2000);
+    const answer = await connection.request('ShowPlayers', 10_000);
     assert.match(answer, /^name,playeruid,steamid\nAlice, the Great,\d+,7656\d+\nBob,/);
-    assert.equal(await connection.request('Broadcast hello', 2000), 'Broadcasted: hello\n');
-    assert.equal(await connection.request('porter-sim echo 3000', 2000), simEchoText(3000));
+    assert.equal(await connection.request('Broadcast hello', 10_000), 'Broadcasted: hello\n');
+    assert.equal(await connection.request('porter-sim echo 3000', 10_000), simEchoText(3000));
     connection.destroy();
   } finally {
     await server.close();
@@ -194,14 +203,22 @@ describe('connect and login deadlines', () => {
 
   test('a server that accepts but never answers the login fails within the auth deadline', async () => {
     const port = (silentServer.address() as AddressInfo).port;
-    const connection = new RconConnection(options(port, 'minecraft', { authTimeoutMs: 100 }));
-    const started = Date.now();
-    await assert.rejects(connection.open(), (error: unknown) => {
+    // The deadlines on a fake clock: the login times out when the test moves the clock past 100 ms.
+    const clock = new FakeClock();
+    const connection = new RconConnection(options(port, 'minecraft', { authTimeoutMs: 100, clock }));
+    let settled = false;
+    const opening = connection.open().finally(() => (settled = true));
+    opening.catch(() => undefined);
+    await waitFor(() => clock.nextWakeAt === clock.now() + 100, { what: 'the login to wait for its answer' });
+    clock.advance(99);
+    await flush();
+    assert.equal(settled, false, 'gave up on the login before its deadline');
+    clock.advance(1);
+    await assert.rejects(opening, (error: unknown) => {
       assert.ok(error instanceof RconConnectError, String(error));
       assert.match(error.message, /timed out after 100 ms waiting for RCON .* to answer the login/);
       return true;
     });
-    assert.ok(Date.now() - started < 1500);
   });
 
   test('a peer that is not an RCON server is a connect error naming the port problem', async () => {

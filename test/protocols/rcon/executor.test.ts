@@ -5,8 +5,11 @@ import { fileURLToPath } from 'node:url';
 import { CommandRefusedError, CredentialsError, NotSentError, OutcomeUnknownError } from '../../../src/errors.js';
 import { RconConnectError } from '../../../src/protocols/rcon/errors.js';
 import { startRconServer, type FakeRconServer } from '../../../src/sim/rcon-server.js';
+import { RconExecutor } from '../../../src/protocols/rcon/executor.js';
+import { FakeClock, flush } from '../../helpers/fake-clock.js';
+import { stepClockUntil } from '../../helpers/step-clock.js';
 import { waitFor } from '../../helpers/wait-for.js';
-import { context, makeExecutor, PASSWORD } from './helpers/setup.js';
+import { context, executorConfig, makeExecutor, PASSWORD, silent } from './helpers/setup.js';
 
 const deliveries = (server: FakeRconServer) => server.executed.filter((entry) => !entry.query).map((entry) => entry.command);
 
@@ -88,14 +91,32 @@ describe('RconExecutor on a Minecraft server', () => {
   });
 
   test('a timed-out command is OutcomeUnknownError, never resent, and the next one uses a fresh connection', async () => {
-    const executor = makeExecutor(server, { timeoutMs: 200 });
+    // Deadlines and backoff on a fake clock: the hung command times out when the test says so,
+    // and no answer from a slow machine can be mistaken for a timeout.
+    const clock = new FakeClock();
+    const executor = new RconExecutor(executorConfig(server, { timeoutMs: 2000 }), {
+      logger: silent,
+      backoff: { initialMs: 20, maxMs: 200 },
+      clock,
+    });
     try {
       await executor.connect();
       const connectionsBefore = server.totalConnections;
       const ranBefore = deliveries(server).length;
       server.failNext('hang');
-      await assert.rejects(executor.execute('give Steve emerald', context), OutcomeUnknownError);
-      await executor.waitReady(AbortSignal.timeout(5000));
+      let settled = false;
+      const hung = executor.execute('give Steve emerald', context);
+      hung.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+      await waitFor(() => deliveries(server).length > ranBefore, { what: 'the server to run the command it will not answer' });
+      clock.advance(1999);
+      await flush();
+      assert.equal(settled, false, 'gave up on the command before its 2 s timeout');
+      clock.advance(1);
+      await assert.rejects(hung, OutcomeUnknownError);
+      await stepClockUntil(clock, () => executor.isReady(), { maxStepMs: 200, what: 'the executor to reconnect after its backoff' });
       assert.equal(await executor.execute('give Steve stick', context), 'Gave 1 [Stick] to Steve');
       assert.equal(server.totalConnections, connectionsBefore + 1);
       assert.deepEqual(deliveries(server).slice(ranBefore), ['give Steve emerald', 'give Steve stick']);
@@ -162,7 +183,9 @@ describe('RconExecutor when the game server goes away', () => {
 
   test('while the server is down, execute() fails fast with NotSentError; waitReady() resolves when it is back', async () => {
     const server = await startRconServer({ password: PASSWORD, players: ['Steve'] });
-    const executor = makeExecutor(server);
+    // A connect timeout far beyond the bound below: waiting for one cannot pass for failing fast,
+    // and a loaded machine has seconds of slack.
+    const executor = makeExecutor(server, { connectTimeoutMs: 30_000 });
     try {
       await executor.connect();
       await server.down();
@@ -173,7 +196,7 @@ describe('RconExecutor when the game server goes away', () => {
         assert.match(error.message, /not connected.*not sent/);
         return true;
       });
-      assert.ok(performance.now() - started < 500, 'no waiting for a connect timeout (2 s)');
+      assert.ok(performance.now() - started < 5_000, 'no waiting for a connect timeout (30 s)');
       assert.equal(executor.stats().connected, false);
 
       const ready = executor.waitReady(AbortSignal.timeout(5000));
@@ -313,9 +336,13 @@ describe('close()', () => {
       const used = new RconExecutor(config(port), { logger });
       await used.connect();
       process.stdout.write(await used.execute('give Steve apple', { id: '1', serverId: 's' }));
-      const retrying = new RconExecutor(config(downPort), { logger, backoff: { initialMs: 60000, maxMs: 60000 } });
+      // Closed once its first attempt has failed, so its 60 s backoff timer is what close() must clear.
+      let inBackoff;
+      const backingOff = new Promise((resolve) => (inBackoff = resolve));
+      const watcher = pino({ level: 'warn' }, { write: (line) => /reconnect failed/.test(line) && inBackoff() });
+      const retrying = new RconExecutor(config(downPort), { logger: watcher, backoff: { initialMs: 60000, maxMs: 60000 } });
       const waiting = retrying.waitReady().catch((e) => e.code);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await backingOff;
       await Promise.all([used.close(), retrying.close()]);
       process.stdout.write(' ' + await waiting);
     `;
@@ -324,13 +351,13 @@ describe('close()', () => {
         execFile(
           process.execPath,
           ['--input-type=module', '-e', code, String(server.port), String(down.port), PASSWORD],
-          { cwd: repo, timeout: 10_000 },
+          { cwd: repo, timeout: 30_000 },
           (error, stdout, stderr) => resolve({ code: error ? ((error.code as number | null) ?? null) : 0, stdout, stderr }),
         );
       });
       assert.equal(result.stderr, '');
       assert.equal(result.stdout, 'Gave 1 [Apple] to Steve E_RCON_CONNECT');
-      assert.equal(result.code, 0, 'the child exited on its own, well before the 10 s kill');
+      assert.equal(result.code, 0, 'the child exited on its own, before the 30 s kill (the backoff left behind would hold it 60 s)');
     } finally {
       await down.close();
     }
@@ -339,9 +366,11 @@ describe('close()', () => {
   test('settles queued commands and is idempotent', async () => {
     const executor = makeExecutor(server);
     await executor.connect();
-    const inFlight = executor.execute('porter-sim delay 200 slow', context);
+    // Never answered: a close delayed by a slow machine cannot come after the answer.
+    server.failNext('hang');
+    const inFlight = executor.execute('give Steve diamond', context);
     const queued = executor.execute('give Steve apple', context);
-    await waitFor(() => server.executed.some((e) => e.command === 'porter-sim delay 200 slow'), { what: 'the slow command on the wire' });
+    await waitFor(() => server.executed.some((e) => e.command === 'give Steve diamond'), { what: 'the unanswered command on the wire' });
     await executor.close();
     await executor.close();
     await assert.rejects(inFlight, OutcomeUnknownError);

@@ -6,20 +6,36 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { ScriptExecutor, ScriptNotStartedError, type ScriptExecutorConfig } from '../../../src/protocols/script/executor.js';
 import { CommandFailedError, CommandRefusedError, ConfigError, NotSentError, OutcomeUnknownError } from '../../../src/errors.js';
+import { FakeClock, flush } from '../../helpers/fake-clock.js';
+import { stepClockUntil } from '../../helpers/step-clock.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { fixture, isAlive, killQuietly, readPids } from './process-helpers.js';
 
 const logger = pino({ level: 'silent' });
 const context = { id: '9223372036854775807', serverId: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' };
 
-function executor(exec: string[], options: { timeoutMs?: number; cwd?: string; env?: NodeJS.ProcessEnv; killGraceMs?: number } = {}) {
+function executor(
+  exec: string[],
+  options: { timeoutMs?: number; cwd?: string; env?: NodeJS.ProcessEnv; killGraceMs?: number; clock?: FakeClock } = {},
+) {
   const config: ScriptExecutorConfig = { type: 'script', exec, timeoutMs: options.timeoutMs ?? 10_000 };
   return new ScriptExecutor(config, {
     logger,
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.env ? { env: options.env } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
     killGraceMs: options.killGraceMs ?? 500,
   });
+}
+
+/** Settles with the run's outcome, and says meanwhile whether it has settled. */
+function watched<T>(run: Promise<T>): { readonly done: Promise<unknown>; readonly settled: () => boolean } {
+  let settled = false;
+  const done = run.then(
+    (value) => ((settled = true), value),
+    (error: unknown) => ((settled = true), error),
+  );
+  return { done, settled: () => settled };
 }
 
 let work: string;
@@ -180,19 +196,30 @@ describe('ScriptExecutor', () => {
     });
   });
 
+  // The timeouts below run on a fake clock, moved once the script has written its pid file: a
+  // slow machine cannot time a script out before it started, or before it set its SIGTERM trap.
   test('a timeout kills the whole process group and is OutcomeUnknownError', async () => {
     const pidfile = path.join(work, 'hang.pid');
-    const started = Date.now();
-    const run = executor([fixture('hang.sh')], { timeoutMs: 300 }).execute(pidfile, context);
+    const clock = new FakeClock();
+    // A kill grace the clock never reaches: the script must end by the SIGTERM alone.
+    const run = watched(executor([fixture('hang.sh')], { timeoutMs: 300, killGraceMs: 60_000, clock }).execute(pidfile, context));
     const pids = await readPids(pidfile);
     try {
-      await assert.rejects(run, (error: unknown) => {
-        assert.ok(error instanceof OutcomeUnknownError, String(error));
-        assert.match(error.message, /did not finish within 300 ms/);
-        assert.match(error.message, /SIGTERM/);
-        return true;
-      });
-      assert.ok(Date.now() - started < 5000);
+      clock.advance(299);
+      await flush();
+      assert.equal(run.settled(), false, 'stopped before timeoutMs');
+      clock.advance(1);
+      // On over the 250 ms stdio grace only.
+      await stepClockUntil(clock, run.settled, { maxStepMs: 250, what: 'the timed-out script to be stopped' });
+      await assert.rejects(
+        run.done.then((outcome) => Promise.reject(outcome)),
+        (error: unknown) => {
+          assert.ok(error instanceof OutcomeUnknownError, String(error));
+          assert.match(error.message, /did not finish within 300 ms/);
+          assert.match(error.message, /SIGTERM/);
+          return true;
+        },
+      );
       assert.throws(() => process.kill(pids.leader, 0), { code: 'ESRCH' });
       await waitFor(() => !isAlive(pids.child), { what: "the script's child was killed with it" });
     } finally {
@@ -202,14 +229,23 @@ describe('ScriptExecutor', () => {
 
   test('a group that ignores SIGTERM is killed with SIGKILL after the grace period', async () => {
     const pidfile = path.join(work, 'stubborn.pid');
-    const run = executor([fixture('stubborn.sh')], { timeoutMs: 300, killGraceMs: 300 }).execute(pidfile, context);
+    const clock = new FakeClock();
+    const run = watched(executor([fixture('stubborn.sh')], { timeoutMs: 300, killGraceMs: 300, clock }).execute(pidfile, context));
     const pids = await readPids(pidfile);
     try {
-      await assert.rejects(run, (error: unknown) => {
-        assert.ok(error instanceof OutcomeUnknownError, String(error));
-        assert.match(error.message, /SIGKILL/);
-        return true;
-      });
+      clock.advance(300);
+      await waitFor(() => clock.nextWakeAt === clock.now() + 300, { what: 'the SIGTERM and its kill grace' });
+      clock.advance(300);
+      // On over the 250 ms stdio grace only, not the bound on the SIGKILL (another 300 ms).
+      await stepClockUntil(clock, run.settled, { maxStepMs: 250, what: 'the stubborn script to be killed' });
+      await assert.rejects(
+        run.done.then((outcome) => Promise.reject(outcome)),
+        (error: unknown) => {
+          assert.ok(error instanceof OutcomeUnknownError, String(error));
+          assert.match(error.message, /SIGKILL/);
+          return true;
+        },
+      );
       assert.throws(() => process.kill(pids.leader, 0), { code: 'ESRCH' });
       await waitFor(() => !isAlive(pids.child), { what: "the script's child to be killed with its group" });
     } finally {
@@ -222,12 +258,15 @@ describe('ScriptExecutor', () => {
     const pidfile = path.join(work, 'fork.pid');
     let pids: { leader: number; child: number } | undefined;
     try {
-      const started = Date.now();
-      const answer = await executor([fixture('fork.sh')], { timeoutMs: 20_000 }).execute(pidfile, context);
-      const elapsed = Date.now() - started;
+      // On a fake clock: once the script exits, only the 250 ms stdio grace may pass, never the timeout.
+      const clock = new FakeClock();
+      const started = clock.now();
+      const run = watched(executor([fixture('fork.sh')], { timeoutMs: 20_000, clock }).execute(pidfile, context));
       pids = await readPids(pidfile);
-      assert.equal(answer, 'delivered\n');
-      assert.ok(elapsed < 3000, `took ${elapsed} ms although the script exited at once`);
+      await stepClockUntil(clock, run.settled, { maxStepMs: 250, what: 'the answer of the script that exited' });
+      const elapsed = clock.now() - started;
+      assert.equal(await run.done, 'delivered\n');
+      assert.ok(elapsed <= 250, `took ${elapsed} ms (fake clock) although the script exited at once`);
       assert.equal(isAlive(pids.child), true, 'a clean exit leaves what the script started alone');
     } finally {
       killQuietly(pids?.child);

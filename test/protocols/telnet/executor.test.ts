@@ -5,23 +5,26 @@ import { CommandRefusedError, CredentialsError, NotSentError, OutcomeUnknownErro
 import { AnswerTooLargeError } from '../../../src/protocols/answer-limit.js';
 import { TelnetExecutor, type TelnetExecutorConfig } from '../../../src/protocols/telnet/executor.js';
 import { startTelnetServer, type FakeTelnetServer } from '../../../src/sim/telnet-server.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+import { stepClockUntil } from '../../helpers/step-clock.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 const PASSWORD = 'telnet-Secret-9';
 const silent = pino({ level: 'silent' });
 const context = { id: '9007199254740993', serverId: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' };
 
-function makeExecutor(server: FakeTelnetServer, overrides: Partial<TelnetExecutorConfig> = {}): TelnetExecutor {
+function makeExecutor(server: FakeTelnetServer, overrides: Partial<TelnetExecutorConfig> = {}, clock?: FakeClock): TelnetExecutor {
   const config: TelnetExecutorConfig = {
     type: 'telnet',
     host: '127.0.0.1',
     port: server.port,
     password: PASSWORD,
-    timeoutMs: 2000,
-    connectTimeoutMs: 2000,
+    // Generous: on a loaded machine an answer can take seconds. Deadline tests use a fake clock.
+    timeoutMs: 10_000,
+    connectTimeoutMs: 10_000,
     ...overrides,
   };
-  return new TelnetExecutor(config, { logger: silent, backoff: { initialMs: 20, maxMs: 200 } });
+  return new TelnetExecutor(config, { logger: silent, backoff: { initialMs: 20, maxMs: 200 }, ...(clock ? { clock } : {}) });
 }
 
 /** Deliveries the console ran, listings and porter's end markers left out. */
@@ -151,12 +154,21 @@ describe('telnet executor against the simulated 7 Days to Die console', () => {
 
   for (const fault of ['close-before-answer', 'close-after-answer', 'hang'] as const) {
     test(`${fault}: the command is OutcomeUnknownError, never sent again, and the next one runs on a new connection`, async () => {
-      const executor = track(makeExecutor(server, { timeoutMs: 400 }));
+      // Deadlines and backoff on a fake clock: the hung command times out once the console ran
+      // it, and the next command's answer cannot be late on a slow machine.
+      const clock = new FakeClock();
+      const executor = track(makeExecutor(server, { timeoutMs: 400 }, clock));
       await executor.connect();
       server.failNext(fault);
       const command = `give "Alice Smith" casinoCoin ${fault.length}`;
-      await assert.rejects(executor.execute(command, context), OutcomeUnknownError);
-      await executor.waitReady();
+      const pending = executor.execute(command, context);
+      pending.catch(() => undefined);
+      if (fault === 'hang') {
+        await waitFor(() => ran(server).includes(command), { what: 'the console to run the command it will not answer' });
+        clock.advance(400);
+      }
+      await assert.rejects(pending, OutcomeUnknownError);
+      await stepClockUntil(clock, () => executor.isReady(), { maxStepMs: 200, what: 'the executor to reconnect after its backoff' });
       assert.equal(await executor.execute('give "Alice Smith" resourceWood 1', context), 'Dropped item');
       assert.equal(ran(server).filter((c) => c === command).length, 1);
     });

@@ -35,9 +35,10 @@ async function rawServer(onConnect: (socket: Socket) => void, onLine: (socket: S
   return (server.address() as AddressInfo).port;
 }
 
-function executor(port: number, timeoutMs = 1000): TelnetExecutor {
+/** Generous deadlines by default: on a loaded machine a login or an answer can take seconds. */
+function executor(port: number, timeoutMs = 10_000, connectTimeoutMs = 10_000): TelnetExecutor {
   return new TelnetExecutor(
-    { type: 'telnet', host: '127.0.0.1', port, password: 'pw-1234', timeoutMs, connectTimeoutMs: 1000 },
+    { type: 'telnet', host: '127.0.0.1', port, password: 'pw-1234', timeoutMs, connectTimeoutMs },
     { logger: silent, backoff: { initialMs: 20, maxMs: 100 } },
   );
 }
@@ -79,7 +80,8 @@ describe('telnet executor against hostile or odd servers', () => {
         }
       },
     );
-    const telnet = executor(port, 300);
+    // Long enough for the one line to arrive on a slow machine before the marker is given up on.
+    const telnet = executor(port, 5_000);
     try {
       await telnet.connect();
       await assert.rejects(telnet.execute('give Alice casinoCoin 1', context), (error: Error) => {
@@ -100,7 +102,8 @@ describe('telnet executor against hostile or odd servers', () => {
       (socket) => socket.write('SSH-2.0-OpenSSH_9.2\r\n'),
       () => {},
     );
-    const telnet = executor(port);
+    // The login can only end by its deadline here: a short one keeps the test quick.
+    const telnet = executor(port, 10_000, 1000);
     try {
       await assert.rejects(telnet.connect(), TelnetConnectError);
     } finally {

@@ -6,6 +6,8 @@ import { CommandRefusedError, CredentialsError, exitCodeOf, NotSentError, Outcom
 import { TSHOCK_PLAYER_LIST_ROUTE } from '../../../src/games/terraria.js';
 import { TShockConnectError, TShockExecutor, type TShockExecutorConfig } from '../../../src/protocols/tshock/executor.js';
 import { startTShockServer, type FakeTShockServer, type TShockFault } from '../../../src/sim/tshock-server.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+import { stepClockUntil } from '../../helpers/step-clock.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 /** Distinctive, and with characters a URL must encode: a leak shows in any spelling. */
@@ -13,7 +15,7 @@ const TOKEN = 'rest-T0ken/with %41+&=?#-d9e1';
 const context = { id: '42', serverId: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' };
 
 function config(port: number, overrides: Partial<TShockExecutorConfig> = {}): TShockExecutorConfig {
-  return { type: 'tshock', host: '127.0.0.1', port, password: TOKEN, timeoutMs: 3000, connectTimeoutMs: 3000, ...overrides };
+  return { type: 'tshock', host: '127.0.0.1', port, password: TOKEN, timeoutMs: 30_000, connectTimeoutMs: 15_000, ...overrides };
 }
 
 /** A logger whose lines the test can read. */
@@ -31,10 +33,15 @@ function captured(): { logger: Logger; text: () => string } {
 async function withServer(
   body: (server: FakeTShockServer, tshock: TShockExecutor, logs: () => string) => Promise<void>,
   overrides: Partial<TShockExecutorConfig> = {},
+  clock?: FakeClock,
 ): Promise<void> {
   const server = await startTShockServer({ token: TOKEN, players: ['Bob the Builder', { nickname: 'Ann, 1st', username: 'ann' }] });
   const { logger, text } = captured();
-  const tshock = new TShockExecutor(config(server.port, overrides), { logger, backoff: { initialMs: 20, maxMs: 100 } });
+  const tshock = new TShockExecutor(config(server.port, overrides), {
+    logger,
+    backoff: { initialMs: 20, maxMs: 100 },
+    ...(clock ? { clock } : {}),
+  });
   try {
     await body(server, tshock, text);
   } finally {
@@ -228,18 +235,25 @@ describe('TShockExecutor against the simulated TShock REST API', () => {
   }
 
   test('hang: no answer within timeoutMs is unknown; the next command goes out once the server answers again', async () => {
+    // Deadlines and backoff on a fake clock: the hung command times out once the server ran it,
+    // and the next command's answer cannot be late on a slow machine.
+    const clock = new FakeClock();
     await withServer(
       async (server, tshock) => {
         await tshock.connect();
         server.failNext('hang');
-        const error = await rejection(tshock.execute('/give Zenith Bob', context));
+        const pending = rejection(tshock.execute('/give Zenith Bob', context));
+        await waitFor(() => ran(server).includes('/give Zenith Bob'), { what: 'the server to run the command it will not answer' });
+        clock.advance(300);
+        const error = await pending;
         assert.ok(error instanceof OutcomeUnknownError, String(error));
         assert.match(error.message, /no answer within 300 ms \(servers\[\]\.executor\.timeoutMs\)/);
-        await tshock.waitReady(AbortSignal.timeout(10_000));
+        await stepClockUntil(clock, () => tshock.isReady(), { maxStepMs: 100, what: 'the executor ready again' });
         assert.equal(await tshock.execute('/say next', context), '');
         assert.deepEqual(ran(server), ['/give Zenith Bob', '/say next']);
       },
       { timeoutMs: 300 },
+      clock,
     );
   });
 
@@ -250,7 +264,7 @@ describe('TShockExecutor against the simulated TShock REST API', () => {
         server.setDelay(150);
         assert.equal(await tshock.execute('/give Zenith Bob', context), 'Gave Bob the Builder 1 Zenith.');
       },
-      { timeoutMs: 3000 },
+      { timeoutMs: 30_000 },
     );
   });
 

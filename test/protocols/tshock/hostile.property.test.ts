@@ -141,7 +141,7 @@ describe('tshock executor against a hostile HTTP server', () => {
   before(async () => {
     await server.start();
     tshock = new TShockExecutor(
-      { type: 'tshock', host: '127.0.0.1', port: server.port, password: TOKEN, timeoutMs: 2000, connectTimeoutMs: 2000 },
+      { type: 'tshock', host: '127.0.0.1', port: server.port, password: TOKEN, timeoutMs: 30_000, connectTimeoutMs: 15_000 },
       { logger: pino({ level: 'silent' }), backoff: { initialMs: 1, maxMs: 5 } },
     );
     await tshock.connect();

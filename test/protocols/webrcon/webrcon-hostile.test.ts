@@ -20,7 +20,7 @@ const context = { id: '42', serverId: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' };
 async function withServer(body: (server: FakeWebRconServer, rcon: WebRconExecutor) => Promise<void>): Promise<void> {
   const server = await FakeWebRconServer.start({ password: PASSWORD, noise: false });
   const rcon = new WebRconExecutor(
-    { type: 'webrcon', host: '127.0.0.1', port: server.port, password: PASSWORD, timeoutMs: 10_000, connectTimeoutMs: 3000 },
+    { type: 'webrcon', host: '127.0.0.1', port: server.port, password: PASSWORD, timeoutMs: 120_000, connectTimeoutMs: 30_000 },
     { logger: pino({ level: 'silent' }), backoff: { initialMs: 20, maxMs: 100 } },
   );
   try {
@@ -44,7 +44,7 @@ describe('WebRCON against a hostile server', () => {
         assert.doesNotMatch(error.message, new RegExp(PASSWORD));
         return true;
       });
-      assert.ok(Date.now() - started < 9000, 'failed by the cap, not by the timeout');
+      assert.ok(Date.now() - started < 60_000, 'failed by the cap, not by the 120 s timeout');
       assert.ok(server.floodedBytes > MAX_ANSWER_BYTES);
       await rcon.waitReady(AbortSignal.timeout(10_000));
       assert.equal(await rcon.execute('echo next', context), 'next');

@@ -5,13 +5,16 @@ import { pino } from 'pino';
 import { WebRconConnectError, WebRconExecutor, type WebRconExecutorConfig } from '../../../src/protocols/webrcon/executor.js';
 import { CommandRefusedError, CredentialsError, exitCodeOf, NotSentError, OutcomeUnknownError } from '../../../src/errors.js';
 import { FakeWebRconServer } from '../../fakes/webrcon-server.js';
+import { FakeClock, flush } from '../../helpers/fake-clock.js';
+import { stepClockUntil } from '../../helpers/step-clock.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 const PASSWORD = 'S3cret-rcon_pw';
 const context = { id: '42', serverId: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' };
 
 function config(port: number, overrides: Partial<WebRconExecutorConfig> = {}): WebRconExecutorConfig {
-  return { type: 'webrcon', host: '127.0.0.1', port, password: PASSWORD, timeoutMs: 3000, connectTimeoutMs: 3000, ...overrides };
+  // Generous: on a loaded machine a handshake or an answer can take seconds. Deadline tests use a fake clock.
+  return { type: 'webrcon', host: '127.0.0.1', port, password: PASSWORD, timeoutMs: 10_000, connectTimeoutMs: 15_000, ...overrides };
 }
 
 function executor(port: number, overrides: Partial<WebRconExecutorConfig> = {}, logger = pino({ level: 'silent' })) {
@@ -92,13 +95,16 @@ describe('WebRconExecutor against a fake Rust WebRCON server', () => {
   });
 
   test('a command that prints nothing is known to have run; a multi-frame answer is kept whole', async () => {
-    await withServer(async (_server, rcon) => {
-      await rcon.connect();
-      const started = Date.now();
-      assert.equal(await rcon.execute('say thanks for your purchase', context), '');
-      assert.ok(Date.now() - started < 2000, 'answered by the probe, not by the timeout');
-      assert.equal(await rcon.execute('multi', context), 'first part\nsecond part');
-    });
+    await withServer(
+      async (_server, rcon) => {
+        await rcon.connect();
+        const started = Date.now();
+        assert.equal(await rcon.execute('say thanks for your purchase', context), '');
+        assert.ok(Date.now() - started < 30_000, 'answered by the probe, not by the 60 s timeout');
+        assert.equal(await rcon.execute('multi', context), 'first part\nsecond part');
+      },
+      { overrides: { timeoutMs: 60_000 } },
+    );
   });
 
   test('concurrent commands are matched to their own answers', async () => {
@@ -178,22 +184,43 @@ describe('WebRconExecutor against a fake Rust WebRCON server', () => {
   });
 
   test('no answer within timeoutMs is OutcomeUnknownError; a silent connection is replaced', async () => {
-    await withServer(
-      async (server, rcon) => {
-        await rcon.connect();
-        server.hang = true;
-        const error = await rejection(rcon.execute('inventory.giveto alice wood 1000', context));
-        assert.ok(error instanceof OutcomeUnknownError, String(error));
-        assert.match(error.message, /no answer within 300 ms/);
-        assert.ok(!error.message.includes(PASSWORD));
-        // Nothing at all came back since the request: porter drops that connection and reconnects.
-        await waitFor(() => server.acceptedConnections >= 2, { what: 'a reconnect after the silent timeout' });
-        server.hang = false;
-        await rcon.waitReady(AbortSignal.timeout(10_000));
-        assert.equal(await rcon.execute('echo alive', context), 'alive');
-      },
-      { overrides: { timeoutMs: 300 } },
-    );
+    // Deadlines and backoff on a fake clock: the silent command times out when the test says so,
+    // and a slow machine's late answer to the next command is never taken for a timeout.
+    const server = await FakeWebRconServer.start({ password: PASSWORD });
+    const clock = new FakeClock();
+    const rcon = new WebRconExecutor(config(server.port, { timeoutMs: 300 }), {
+      logger: pino({ level: 'silent' }),
+      backoff: { initialMs: 20, maxMs: 100 },
+      clock,
+    });
+    try {
+      await rcon.connect();
+      server.hang = true;
+      const sentBefore = server.received.length;
+      let settled = false;
+      const pending = rejection(rcon.execute('inventory.giveto alice wood 1000', context)).finally(() => (settled = true));
+      await waitFor(() => server.received.length > sentBefore, { what: 'the request to arrive' });
+      clock.advance(299);
+      await flush();
+      assert.equal(settled, false, 'gave up before timeoutMs');
+      clock.advance(1);
+      const error = await pending;
+      assert.ok(error instanceof OutcomeUnknownError, String(error));
+      assert.match(error.message, /no answer within 300 ms/);
+      assert.ok(!error.message.includes(PASSWORD));
+      // Nothing at all came back since the request: porter drops that connection and reconnects.
+      // The steps cover the backoff and the 1 s close grace, never the 15 s connect deadline.
+      await stepClockUntil(clock, () => server.acceptedConnections >= 2, {
+        maxStepMs: 1_000,
+        what: 'a reconnect after the silent timeout',
+      });
+      server.hang = false;
+      await stepClockUntil(clock, () => rcon.isReady(), { maxStepMs: 1_000, what: 'the executor ready again' });
+      assert.equal(await rcon.execute('echo alive', context), 'alive');
+    } finally {
+      await rcon.close();
+      await server.close();
+    }
   });
 
   test('the connection dropping mid-command is OutcomeUnknownError; while down, NotSentError', async () => {
@@ -251,17 +278,25 @@ describe('WebRconExecutor against a fake Rust WebRCON server', () => {
   });
 
   test('a handshake that never completes times out after connectTimeoutMs', async () => {
-    await withServer(
-      async (server, rcon) => {
-        server.stallHandshakes = true;
-        const started = Date.now();
-        const error = await rejection(rcon.connect());
-        assert.ok(error instanceof WebRconConnectError, String(error));
-        assert.match(error.message, /within 300 ms/);
-        assert.ok(Date.now() - started < 5000);
-      },
-      { overrides: { connectTimeoutMs: 300 } },
-    );
+    const server = await FakeWebRconServer.start({ password: PASSWORD });
+    const clock = new FakeClock();
+    const rcon = new WebRconExecutor(config(server.port, { connectTimeoutMs: 300 }), { logger: pino({ level: 'silent' }), clock });
+    try {
+      server.stallHandshakes = true;
+      let settled = false;
+      const pending = rejection(rcon.connect()).finally(() => (settled = true));
+      await waitFor(() => server.stalledHandshakes >= 1, { what: 'the handshake to reach the server' });
+      clock.advance(299);
+      await flush();
+      assert.equal(settled, false, 'gave up before connectTimeoutMs');
+      clock.advance(1);
+      const error = await pending;
+      assert.ok(error instanceof WebRconConnectError, String(error));
+      assert.match(error.message, /within 300 ms/);
+    } finally {
+      await rcon.close();
+      await server.close();
+    }
   });
 
   test('CR, LF and NUL are refused before sending', async () => {

@@ -16,8 +16,10 @@ export function executorConfig(
     port: server.port,
     password: PASSWORD,
     flavour: server.flavour,
-    timeoutMs: 2000,
-    connectTimeoutMs: 2000,
+    // Generous: on a loaded machine an answer or a login can take seconds. A test about a
+    // deadline sets its own, on a fake clock where it can.
+    timeoutMs: 10_000,
+    connectTimeoutMs: 10_000,
     maxRequestBytes: 1446,
     ...overrides,
   };
