@@ -20,7 +20,7 @@ import { FakeClock, flush } from '../helpers/fake-clock.js';
 import { fcOptions } from '../helpers/fc-options.js';
 
 /**
- * "A claim porter cannot run is still settled, and never wedges the server" (issue 17), on the
+ * A claim porter cannot run is still settled and never wedges the server (docs/design.md#dont-claim-what-cannot-run), on the
  * fake clock, through the real server API (answer parsing, oversized scan, report errors) and the
  * real delivery loop, against a fake HTTP client. Over any pull body (any JSON, any id, commands
  * over the answer cap, any key order) and any report answer (2xx, 400, 404, 409, 422, 500, no
