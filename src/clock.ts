@@ -17,11 +17,34 @@ export interface Clock {
 }
 
 /**
- * A deadline on a hot path (one per RCON command): with the system clock it costs one timer, not
- * an AbortController and a promise rejected every time the deadline is cancelled.
+ * A deadline that decides an exchange's outcome: `onExpiry` runs after `ms` unless the returned
+ * cancel is called first. Every deadline that can turn an answer into "no answer" goes through
+ * here (docs/design.md#frozen-and-thawed).
+ *
+ * It yields to an answer that has already arrived. After a freeze (a paused VM or container,
+ * `docker pause`, SIGSTOP, a long GC pause) an expired timer and an answer that came in meanwhile
+ * are ready at the same moment, and Node runs expired timers before it reads sockets: a plain
+ * timer would decide "no answer" with the answer sitting unread in the socket. So with a clock
+ * that has timers the expiry does not decide at once: it waits for the next check phase
+ * (setImmediate), which comes after the next poll phase. That poll phase reads whatever is
+ * waiting and runs its handlers, and the microtasks they queue; an exchange they settle calls
+ * cancel, and the decision never runs. One timer and, only once it expired, one immediate: cheap
+ * on a hot path (one per RCON command). undici yields its connect timeout the same way.
+ *
+ * A clock with only `sleep` (the tests' fake clock) decides when its sleep resolves: its time moves
+ * only when a test moves it, and a test decides itself what has arrived by then.
  */
 export function startDeadline(clock: Clock, ms: number, onExpiry: () => void): () => void {
-  if (clock.setTimer) return clock.setTimer(onExpiry, ms);
+  if (clock.setTimer) {
+    let decision: NodeJS.Immediate | undefined;
+    const cancelTimer = clock.setTimer(() => {
+      decision = setImmediate(onExpiry);
+    }, ms);
+    return () => {
+      cancelTimer();
+      if (decision !== undefined) clearImmediate(decision);
+    };
+  }
   const cancel = new AbortController();
   clock.sleep(ms, cancel.signal).then(onExpiry, () => undefined);
   return () => cancel.abort(DEADLINE_CANCELLED);

@@ -124,8 +124,11 @@ export function createApiPool(origin: string, timeoutMs: number): Dispatcher {
   return new Pool(origin, {
     // Bounded: every connection is a descriptor, and every store and server of this origin shares this pool.
     connections: apiConnectionCap(),
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
+    // Off (0): porter's own deadline bounds the whole exchange. undici's run on timers of their
+    // own that would win over an answer already waiting in the socket after a freeze
+    // (docs/design.md#frozen-and-thawed) and lose the claim it carries.
+    headersTimeout: 0,
+    bodyTimeout: 0,
     // Shorter than the request deadline so that an unreachable API shows as "not sent".
     connect: { timeout: Math.max(1, Math.min(10_000, Math.floor(timeoutMs / 2))) },
   });
@@ -133,8 +136,8 @@ export function createApiPool(origin: string, timeoutMs: number): Dispatcher {
 
 /**
  * The HTTP side of the Seller API: one undici Pool for the base URL, bearer auth, a per-request
- * deadline of `api.timeoutMs` (undici's headers/body timeouts plus an AbortSignal for the whole
- * exchange, on the injected clock), every body read to the end. It knows nothing about budgets or what a status means
+ * deadline of `api.timeoutMs` for the whole exchange (startDeadline on the injected clock, which
+ * yields to an answer already arrived), every body read to the end. It knows nothing about budgets or what a status means
  * for a route; server-api.ts does.
  */
 export function createApiClient(config: Config['api'], deps: ApiClientDeps): ApiClient {
@@ -180,8 +183,8 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
         headers,
         body,
         signal: controller.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        headersTimeout: 0,
+        bodyTimeout: 0,
       });
       const scanner = request.scanOversized ? new PullBodyScanner() : undefined;
       const text = scanner

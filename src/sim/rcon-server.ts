@@ -46,6 +46,8 @@ export interface ExecutedCommand {
   readonly query: boolean;
   /** Which TCP connection (1, 2, …) it came in on. */
   readonly connection: number;
+  /** When its answer was handed to the socket; undefined until then, and for good when none was sent. */
+  answeredAt?: number;
 }
 
 /**
@@ -238,9 +240,19 @@ class FakeRconServerImpl implements FakeRconServer {
   }
 
   /** Runs a command: records it, then computes the answer. */
-  run(command: string, connection: number): SimAnswer {
-    this.executed.push({ command, at: this.#now(), query: isQueryCommand(command), connection });
+  run(command: string, connection: number): { readonly answer: SimAnswer; readonly ran: ExecutedCommand } {
+    const ran: ExecutedCommand = { command, at: this.#now(), query: isQueryCommand(command), connection };
+    this.executed.push(ran);
     this.logger?.debug({ command, connection }, 'fake RCON server ran a command');
+    return { answer: this.#answer(command), ran };
+  }
+
+  /** Called once an answer to `ran` was handed to the socket. */
+  answered(ran: ExecutedCommand): void {
+    ran.answeredAt = this.#now();
+  }
+
+  #answer(command: string): SimAnswer {
     const custom = this.#handler?.(command, { flavour: this.flavour, online: this.online() });
     if (custom !== undefined) return typeof custom === 'string' ? { text: custom } : custom;
     const sim = runSimCommand(command);
@@ -418,7 +430,7 @@ class SimConnection {
       this.#socket.destroy();
       return false;
     }
-    const result = this.#server.run(command, this.#number);
+    const { answer: result, ran } = this.#server.run(command, this.#number);
     if (fault === 'hang') return false;
     if (fault === 'flood') {
       await this.#flood(replyId);
@@ -432,6 +444,7 @@ class SimConnection {
     if (result.delayMs) await new Promise((resolve) => setTimeout(resolve, result.delayMs));
     if (this.#socket.destroyed) return false;
     answer(result.text);
+    this.#server.answered(ran);
     this.#answered += 1;
     if (fault === 'close-after-answer') {
       this.#socket.destroySoon();

@@ -130,6 +130,22 @@ export class PorterProcess {
     if (this.#exit === undefined) this.child.kill(signal);
   }
 
+  /**
+   * SIGSTOP, as a paused VM or container would (docs/design.md#frozen-and-thawed); resolves once
+   * the kernel shows the process stopped (Linux's /proc; elsewhere at once).
+   */
+  async freeze(): Promise<void> {
+    this.kill('SIGSTOP');
+    const stat = `/proc/${this.pid}/stat`;
+    if (!existsSync(stat)) return;
+    // The state is the field after the command name, which is in parentheses and may hold spaces.
+    await waitFor(() => /\) T /.test(readFileSync(stat, 'utf8')) || this.#exit, { ...WAIT, intervalMs: 1, what: 'porter to stop' });
+  }
+
+  thaw(): void {
+    this.kill('SIGCONT');
+  }
+
   /** Waits for the exit, SIGKILLing the process when it overstays `timeoutMs`. */
   async waitExit(timeoutMs: number = WAIT.timeoutMs): Promise<Exit> {
     let timer: NodeJS.Timeout | undefined;

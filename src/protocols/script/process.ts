@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Clock } from '../../clock.js';
+import { startDeadline, type Clock } from '../../clock.js';
 import { PorterError } from '../../errors.js';
 import { TailBuffer } from './tail.js';
 
@@ -200,9 +200,10 @@ export async function runProcess(options: RunProcessOptions): Promise<RunResult>
     })();
   };
 
-  void nap(options.timeoutMs).then((elapsed) => {
-    if (elapsed) stop('timed-out');
-  });
+  // A deadline that yields (startDeadline): a script that exited while porter was frozen is seen
+  // exited, not killed for its time.
+  const cancelDeadline = startDeadline(clock, options.timeoutMs, () => stop('timed-out'));
+  timers.signal.addEventListener('abort', cancelDeadline, { once: true });
   const onAbort = () => stop('aborted');
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });

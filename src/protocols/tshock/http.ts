@@ -1,4 +1,6 @@
-import { Client } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Client, type Dispatcher } from 'undici';
 import { startDeadline, type Clock } from '../../clock.js';
 import { BodyTooLargeError, errorCode, NOT_SENT_CODES, readCappedBody } from '../../net/http.js';
 
@@ -33,13 +35,57 @@ export interface TShockHttpOptions {
   readonly maxBodyBytes: number;
 }
 
+/** Passes everything on to `inner`; tells `started` when undici writes the request on its connection. */
+class StartWatcher implements Dispatcher.DispatchHandler {
+  readonly #inner: Dispatcher.DispatchHandler;
+  readonly #started: () => void;
+
+  constructor(inner: Dispatcher.DispatchHandler, started: () => void) {
+    this.#inner = inner;
+    this.#started = started;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+    this.#started();
+    this.#inner.onRequestStart?.(controller, context);
+  }
+
+  onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, socket: Duplex): void {
+    this.#inner.onRequestUpgrade?.(controller, statusCode, headers, socket);
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+    statusMessage?: string,
+  ): void {
+    this.#inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#inner.onResponseData?.(controller, chunk);
+  }
+
+  onResponseEnd(controller: Dispatcher.DispatchController, trailers: IncomingHttpHeaders): void {
+    this.#inner.onResponseEnd?.(controller, trailers);
+  }
+
+  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    this.#inner.onResponseError?.(controller, error);
+  }
+}
+
 /**
  * HTTP to one TShock REST API over undici, one request at a time, each on a connection of its
  * own (`reset`): TShock closes the connection after every answer (`Connection: close` in
  * Rest.OnRequest), and a fresh connection makes "not sent" provable, since a request can only be
- * written once its own connect succeeded. Deadlines as the Seller API client has them: the
- * connect within `connectTimeoutMs`, the answer within `timeoutMs` of the request (undici's
- * headers and body timeouts), the whole exchange within both together on the injected clock.
+ * written once its own connect succeeded. Deadlines: the connect within `connectTimeoutMs`
+ * (undici's), the answer within `timeoutMs` of the moment undici writes the request, the whole
+ * exchange within both together. The answer and whole-exchange deadlines are porter's
+ * (startDeadline on the injected clock), never undici's headers and body timeouts: those run on
+ * timers of their own that would win over an answer already waiting in the socket after a freeze
+ * (docs/design.md#frozen-and-thawed), and turn a command that ran into an unknown outcome.
  * Errors carry an error code at most, never undici's message: that may hold the path, and the
  * path holds the token.
  */
@@ -57,21 +103,33 @@ export class TShockHttp {
     if (signal?.aborted) throw new RequestNotSent('cancelled before it was sent');
     const controller = new AbortController();
     let timedOut = false;
-    const cancelDeadline = startDeadline(this.#options.clock, this.#options.connectTimeoutMs + timeoutMs, () => {
+    const expire = () => {
       timedOut = true;
       controller.abort();
-    });
+    };
+    const cancelDeadline = startDeadline(this.#options.clock, this.#options.connectTimeoutMs + timeoutMs, expire);
+    let cancelAnswerDeadline = () => {};
     const onAbort = () => controller.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const response = await this.#client.request({
+      const dispatcher = this.#client.compose(
+        (dispatch) => (options, handler) =>
+          dispatch(
+            options,
+            new StartWatcher(handler, () => {
+              cancelAnswerDeadline();
+              cancelAnswerDeadline = startDeadline(this.#options.clock, timeoutMs, expire);
+            }),
+          ),
+      );
+      const response = await dispatcher.request({
         method: 'GET',
         path,
         headers: { accept: 'application/json' },
         reset: true,
         signal: controller.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        headersTimeout: 0,
+        bodyTimeout: 0,
       });
       const body = await readCappedBody(response.body, this.#options.maxBodyBytes);
       return { status: response.statusCode, body };
@@ -84,12 +142,10 @@ export class TShockHttp {
       if (code !== undefined && NOT_SENT_CODES.has(code)) {
         throw new RequestNotSent(code === 'UND_ERR_CONNECT_TIMEOUT' ? `no connection within ${this.#options.connectTimeoutMs} ms` : code);
       }
-      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-        throw new RequestUnanswered(`no answer within ${timeoutMs} ms`, 'timeout');
-      }
       throw new RequestUnanswered(code === undefined ? 'the connection failed' : `the connection failed (${code})`);
     } finally {
       cancelDeadline();
+      cancelAnswerDeadline();
       signal?.removeEventListener('abort', onAbort);
     }
   }

@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { WebSocket, type Dispatcher } from 'undici';
-import type { Clock } from '../../clock.js';
+import { startDeadline, type Clock } from '../../clock.js';
 import { CredentialsError, PorterError } from '../../errors.js';
 import { handshakeRecorder, type HandshakeAnswer } from './handshake.js';
 import { NON_LITERAL_PASSWORD_HINT, type WebRconAddress } from './url.js';
@@ -107,11 +107,11 @@ export class WebRconConnection {
         return;
       }
       const ws = new WebSocket(address.url, { dispatcher });
-      const timer = new AbortController();
+      let cancelDeadline = () => {};
       let settled = false;
       const finish = () => {
         settled = true;
-        timer.abort();
+        cancelDeadline();
         signal?.removeEventListener('abort', onAbort);
       };
       const fail = (error: Error) => {
@@ -135,15 +135,13 @@ export class WebRconConnection {
         { once: true },
       );
       ws.addEventListener('close', () => fail(handshakeError(recorder.answer(), address)), { once: true });
-      clock.sleep(options.connectTimeoutMs, timer.signal).then(
-        () =>
-          fail(
-            new WebRconConnectError(
-              `Rust WebRCON at ${address.display} did not complete the WebSocket handshake within ${options.connectTimeoutMs} ms ` +
-                '(servers[].executor.connectTimeoutMs): is the server up and reachable?',
-            ),
+      cancelDeadline = startDeadline(clock, options.connectTimeoutMs, () =>
+        fail(
+          new WebRconConnectError(
+            `Rust WebRCON at ${address.display} did not complete the WebSocket handshake within ${options.connectTimeoutMs} ms ` +
+              '(servers[].executor.connectTimeoutMs): is the server up and reachable?',
           ),
-        () => {},
+        ),
       );
     });
   }

@@ -1,5 +1,5 @@
 import { OutcomeUnknownError } from '../../errors.js';
-import type { Clock } from '../../clock.js';
+import { startDeadline, type Clock } from '../../clock.js';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES } from '../answer-limit.js';
 import type { WebRconConnection } from './connection.js';
 import { encodeRequest, MAX_IDENTIFIER, type WebRconFrame } from './protocol.js';
@@ -14,7 +14,8 @@ interface PendingRequest {
   readonly parts: string[];
   /** UTF-8 bytes of the parts, against maxAnswerBytes. */
   bytes: number;
-  readonly timer: AbortController;
+  /** Stops the request's deadline (startDeadline: it yields to an answer already arrived). */
+  cancelDeadline: () => void;
   settle(outcome: { answer: string } | { error: Error }): void;
 }
 
@@ -72,12 +73,12 @@ export class WebRconRequests {
         framesAtSend: connection.framesReceived,
         parts: [],
         bytes: 0,
-        timer: new AbortController(),
+        cancelDeadline: () => {},
         settle: (outcome) => {
           if (this.#pending.get(id) !== pending) return;
           this.#pending.delete(id);
           if (probeId !== undefined) this.#pending.delete(probeId);
-          pending.timer.abort();
+          pending.cancelDeadline();
           signal?.removeEventListener('abort', onAbort);
           if ('answer' in outcome) resolve(outcome.answer);
           else reject(outcome.error);
@@ -88,10 +89,7 @@ export class WebRconRequests {
       connection.send(encodeRequest(id, command));
       if (probeId !== undefined && probe !== null) connection.send(encodeRequest(probeId, probe));
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#clock.sleep(options.timeoutMs, pending.timer.signal).then(
-        () => this.#onTimeout(pending, options.timeoutMs),
-        () => {},
-      );
+      pending.cancelDeadline = startDeadline(this.#clock, options.timeoutMs, () => this.#onTimeout(pending, options.timeoutMs));
     });
   }
 
@@ -139,6 +137,7 @@ export class WebRconRequests {
   }
 
   #onTimeout(pending: PendingRequest, timeoutMs: number): void {
+    if (this.#pending.get(pending.id) !== pending) return;
     if (pending.parts.length > 0) {
       // The command answered; only the probe did not. It ran.
       pending.settle({ answer: pending.parts.join('\n') });
