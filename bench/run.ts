@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { cpuMemory } from './figures/cpu-memory.js';
 import { drain, drainShared } from './figures/drain.js';
 import { fleet } from './figures/fleet.js';
+import { push } from './figures/push.js';
 import { idleMemory } from './figures/idle-memory.js';
 import { idleLatency, joinLatency } from './figures/latency.js';
 import { rcon } from './figures/rcon.js';
@@ -32,7 +33,7 @@ import { rowsOf, textTable } from './lib/table.js';
  */
 
 /** In running order: quiet machine first for startup and RCON, the long CPU runs last. */
-const BENCHMARKS: readonly Benchmark[] = [startup, rcon, drain, drainShared, idleLatency, joinLatency, idleMemory, cpuMemory, fleet];
+const BENCHMARKS: readonly Benchmark[] = [startup, rcon, drain, drainShared, idleLatency, joinLatency, idleMemory, cpuMemory, fleet, push];
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = fileURLToPath(new URL('../../bench/results.json', import.meta.url));

@@ -23,6 +23,8 @@ export interface FixtureOptions {
   readonly refreshMs?: number;
   readonly players?: readonly string[];
   readonly logLevel?: 'info' | 'warn' | 'debug';
+  /** Webhook wake-ups: porter listens here (`webhook.listen`) and verifies with this secret. */
+  readonly webhook?: { readonly listen: string; readonly secret: string };
 }
 
 export interface Fixture {
@@ -95,10 +97,17 @@ function writeConfig(
   const dir = mkdtempSync(join(tmpdir(), 'porter-bench-'));
   writeFileSync(join(dir, 'api-token'), SIM_TOKEN, { mode: 0o600 });
   writeFileSync(join(dir, 'rcon-password'), password, { mode: 0o600 });
+  if (options.webhook) writeFileSync(join(dir, 'webhook-secret'), options.webhook.secret, { mode: 0o600 });
   const configPath = join(dir, 'config.json');
   const players = options.refreshMs === undefined ? { preset: 'minecraft' } : { preset: 'minecraft', refreshMs: options.refreshMs };
   const config = {
-    api: { baseUrl: apiUrl, tokenFile: './api-token', budget: { perWindow: budget.perWindow, windowMs: budget.windowMs } },
+    api: {
+      baseUrl: apiUrl,
+      tokenFile: './api-token',
+      budget: { perWindow: budget.perWindow, windowMs: budget.windowMs },
+      ...(options.webhook ? { webhookSecretFile: './webhook-secret' } : {}),
+    },
+    ...(options.webhook ? { webhook: { listen: options.webhook.listen } } : {}),
     servers: [
       {
         id: SIM_SERVER_ID,
