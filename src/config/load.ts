@@ -105,7 +105,9 @@ export async function parseConfig(
       inline: inlineWebhookSecret,
       file: webhookSecretFile,
       // With a named store's secret the listener has something to verify; /webhook then answers 404.
-      optional: Object.values(parsed.stores ?? {}).some((store) => store.webhookSecret !== undefined || store.webhookSecretFile !== undefined),
+      optional: Object.values(parsed.stores ?? {}).some(
+        (store) => store.webhookSecret !== undefined || store.webhookSecretFile !== undefined,
+      ),
     });
     const problem =
       found.value === undefined
