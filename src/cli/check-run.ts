@@ -183,15 +183,22 @@ async function checkToken(config: Config, api: StoreApi, servers: readonly Resol
 async function checkWebhook(config: Config): Promise<CheckLine[]> {
   const webhook = config.webhook!;
   const lines: CheckLine[] = [];
-  const secret = config.api.webhookSecret;
-  lines.push(
-    secret === undefined
-      ? { ok: false, text: 'webhook secret: not set (api.webhookSecret, api.webhookSecretFile or PORTER_WEBHOOK_SECRET)', exitCode: 78 }
-      : {
-          ok: true,
-          text: `webhook secret read (${secret.startsWith('whsec_') ? 'a whsec_ key' : 'raw text'} of ${webhookKey(secret).length} bytes)`,
-        },
+  const describe = (secret: string) => `${secret.startsWith('whsec_') ? 'a whsec_ key' : 'raw text'} of ${webhookKey(secret).length} bytes`;
+  const named = Object.entries(config.stores ?? {}).flatMap(([name, store]) =>
+    store.webhookSecret === undefined ? [] : [{ name, secret: store.webhookSecret }],
   );
+  const secret = config.api.webhookSecret;
+  if (secret === undefined && named.length === 0) {
+    lines.push({
+      ok: false,
+      text: 'webhook secret: not set (api.webhookSecret, api.webhookSecretFile or PORTER_WEBHOOK_SECRET)',
+      exitCode: 78,
+    });
+  }
+  if (secret !== undefined) lines.push({ ok: true, text: `webhook secret read (${describe(secret)})` });
+  for (const store of named) {
+    lines.push({ ok: true, text: `webhook secret of store "${store.name}" read (${describe(store.secret)}): POST /webhook/${store.name}` });
+  }
   const { startWebhookServer } = await import('../webhook/server.js');
   try {
     const server = await startWebhookServer({

@@ -217,4 +217,24 @@ describe('webhook wake-ups through the real CLI', () => {
       await bed.close();
     }
   });
+
+  test("a named store's webhook: porter check reads its secret and the store of api needs none", async () => {
+    const bed = await startBed();
+    try {
+      writeFileSync(join(bed.dir, 'eu-webhook-secret'), `${SECRET}\n`, { mode: 0o600 });
+      bed.writeConfig((config) => {
+        Object.assign(config, {
+          stores: { eu: { baseUrl: bed.api.url, token: config.api.token, webhookSecretFile: './eu-webhook-secret' } },
+          webhook: { listen: '127.0.0.1:0' },
+        });
+      });
+      const check = bed.spawnPorter({ args: ['check', '-c', bed.configPath] });
+      assert.equal((await check.waitExit()).code, 0, check.tail());
+      assert.match(check.stdout, /^✔ webhook secret of store "eu" read \(a whsec_ key of 24 bytes\): POST \/webhook\/eu$/m);
+      assert.doesNotMatch(check.stdout, /webhook secret: not set/);
+      assert.ok(!check.output.includes(SECRET));
+    } finally {
+      await bed.close();
+    }
+  });
 });
