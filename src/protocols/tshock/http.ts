@@ -1,7 +1,6 @@
-import type { IncomingHttpHeaders } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { Client, type Dispatcher } from 'undici';
 import { startDeadline, type Clock } from '../../clock.js';
+import { DelegatingHandler } from '../../net/delegating-handler.js';
 import { BodyTooLargeError, errorCode, NOT_SENT_CODES, readCappedBody } from '../../net/http.js';
 
 /** The request never reached the server: nothing can have run, it may be sent again. */
@@ -35,44 +34,18 @@ export interface TShockHttpOptions {
   readonly maxBodyBytes: number;
 }
 
-/** Passes everything on to `inner`; tells `started` when undici writes the request on its connection. */
-class StartWatcher implements Dispatcher.DispatchHandler {
-  readonly #inner: Dispatcher.DispatchHandler;
+/** Tells `started` when undici writes the request on its connection; everything else passes on. */
+class StartWatcher extends DelegatingHandler {
   readonly #started: () => void;
 
   constructor(inner: Dispatcher.DispatchHandler, started: () => void) {
-    this.#inner = inner;
+    super(inner);
     this.#started = started;
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+  override onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
     this.#started();
-    this.#inner.onRequestStart?.(controller, context);
-  }
-
-  onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, socket: Duplex): void {
-    this.#inner.onRequestUpgrade?.(controller, statusCode, headers, socket);
-  }
-
-  onResponseStart(
-    controller: Dispatcher.DispatchController,
-    statusCode: number,
-    headers: IncomingHttpHeaders,
-    statusMessage?: string,
-  ): void {
-    this.#inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
-  }
-
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.#inner.onResponseData?.(controller, chunk);
-  }
-
-  onResponseEnd(controller: Dispatcher.DispatchController, trailers: IncomingHttpHeaders): void {
-    this.#inner.onResponseEnd?.(controller, trailers);
-  }
-
-  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
-    this.#inner.onResponseError?.(controller, error);
+    super.onRequestStart(controller, context);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errors, type Dispatcher } from 'undici';
+import { DelegatingHandler } from '../../net/delegating-handler.js';
 
 /**
  * What the server answered to the WebSocket upgrade request. The WebSocket API reports every
@@ -19,46 +20,38 @@ export type HandshakeAnswer =
   | { readonly kind: 'not-http' }
   | { readonly kind: 'error'; readonly code: string };
 
-class RecordingHandler implements Dispatcher.DispatchHandler {
-  readonly #inner: Dispatcher.DispatchHandler;
+class RecordingHandler extends DelegatingHandler {
   readonly #record: (answer: HandshakeAnswer, socket?: Duplex) => void;
 
   constructor(inner: Dispatcher.DispatchHandler, record: (answer: HandshakeAnswer, socket?: Duplex) => void) {
-    this.#inner = inner;
+    super(inner);
     this.#record = record;
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
-    this.#inner.onRequestStart?.(controller, context);
-  }
-
-  onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, socket: Duplex): void {
+  override onRequestUpgrade(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+    socket: Duplex,
+  ): void {
     this.#record({ kind: 'upgraded' }, socket);
-    this.#inner.onRequestUpgrade?.(controller, statusCode, headers, socket);
+    super.onRequestUpgrade(controller, statusCode, headers, socket);
   }
 
-  onResponseStart(
+  override onResponseStart(
     controller: Dispatcher.DispatchController,
     statusCode: number,
     headers: IncomingHttpHeaders,
     statusMessage?: string,
   ): void {
     this.#record({ kind: 'status', status: statusCode });
-    this.#inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
+    super.onResponseStart(controller, statusCode, headers, statusMessage);
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.#inner.onResponseData?.(controller, chunk);
-  }
-
-  onResponseEnd(controller: Dispatcher.DispatchController, trailers: IncomingHttpHeaders): void {
-    this.#inner.onResponseEnd?.(controller, trailers);
-  }
-
-  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+  override onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
     if (error instanceof errors.HTTPParserError) this.#record({ kind: 'not-http' });
     else this.#record({ kind: 'error', code: (error as NodeJS.ErrnoException).code ?? error.name });
-    this.#inner.onResponseError?.(controller, error);
+    super.onResponseError(controller, error);
   }
 }
 
