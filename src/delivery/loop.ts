@@ -215,7 +215,7 @@ export class DeliveryLoop {
         return;
       case 'empty':
         this.#flushJournal(); // idle: a good moment to write settled removals
-        await this.#wake.sleepUnlessWoken((signal) => this.#o.clock.sleep(this.#o.idleDelay(), signal));
+        await this.#wake.sleepUnlessWoken(this.#o.clock, this.#o.idleDelay());
     }
   }
 
