@@ -386,7 +386,10 @@ export class DeliveryLoop {
           return;
         }
         const wait = this.#pauseAfter(error, attempt, 'report');
-        this.#log.warn({ id, attempt, retryInMs: wait }, 'report not accepted yet; it stays in the journal and is retried');
+        this.#log.warn(
+          { id, attempt, retryInMs: wait, err: (error as Error)?.message ?? String(error) },
+          'report not accepted yet; it stays in the journal and is retried',
+        );
         await clock.sleep(wait, hard).catch(() => undefined);
       }
     }

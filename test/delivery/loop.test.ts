@@ -392,7 +392,11 @@ describe('delivery loop', () => {
     await waitFor(() => t.api.reports.length === 1, { timeoutMs: 20_000 });
     t.stop.abort();
     await t.running;
-    assert.ok(lines.some((line) => /report not accepted yet/.test(line)));
+    // The warning says why, not only that.
+    assert.ok(
+      lines.some((line) => /report not accepted yet/.test(line) && /"err":"[^"]+"/.test(line)),
+      lines.join(''),
+    );
     assert.ok(!lines.some((line) => /pull failed/.test(line)), lines.join(''));
   });
 
