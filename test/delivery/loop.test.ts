@@ -268,9 +268,9 @@ describe('delivery loop', () => {
     const dir = mkdtempSync(join(tmpdir(), 'porter-loop-'));
     dirs.push(dir);
     const before = new Journal(dir);
-    before.claim(serverId, '100', 'give Steve diamond 1', Date.now());
-    before.claim(serverId, '101', 'give Alex diamond 1', Date.now());
-    before.recordOutcome(serverId, '101', { result: 'done' }, Date.now());
+    await before.claim(serverId, '100', 'give Steve diamond 1', Date.now());
+    await before.claim(serverId, '101', 'give Alex diamond 1', Date.now());
+    await before.recordOutcome(serverId, '101', { result: 'done' }, Date.now());
     const api = new ScriptedApi();
     const executor = new ScriptedExecutor();
     const loop = new DeliveryLoop({ ...loopOptions(api, executor), journal: new Journal(dir) });
