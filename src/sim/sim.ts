@@ -71,6 +71,7 @@ function printer(options: SimOptions) {
             address: store.game.address,
             password: store.password,
             preset: store.scenario.preset,
+            ...(store.scenario.failurePatterns && { failurePatterns: store.scenario.failurePatterns }),
             online: [store.scenario.online],
             purchasesUrl,
             stateFile: statePath,
@@ -91,6 +92,11 @@ function printer(options: SimOptions) {
           `  game server  ${store.game.address}    (servers[].executor: type "${executor.type}", host "${executor.host}", port ${executor.port})`,
           `  password     ${store.password}    (servers[].executor.password or passwordFile)`,
           `  players      ${store.scenario.online} is online    (servers[].players.preset "${store.scenario.preset}")`,
+          ...(store.scenario.failurePatterns
+            ? [
+                `  failures     ${JSON.stringify(store.scenario.failurePatterns)}    (servers[].failurePatterns: the simulated mod's answers)`,
+              ]
+            : []),
           '',
           'Buy something, from another terminal:',
           `  porter sim buy ${shellQuote(example.command)} --player ${shellQuote(example.player)}`,

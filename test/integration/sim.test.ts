@@ -21,7 +21,9 @@ interface SimInfo {
   executor: { type: string; host: string; port: number };
   password: string;
   preset: string;
+  failurePatterns?: string[];
   online: string[];
+  example: { command: string; player: string };
   purchasesUrl: string;
   stateFile: string;
 }
@@ -62,6 +64,34 @@ async function startSim(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ si
   return { sim, info };
 }
 
+/** A config built from what the sim printed, secrets in 0600 files as porter init writes them. */
+function writeConfig(dir: string, info: SimInfo): string {
+  writeFileSync(join(dir, 'api-token'), info.token, { mode: 0o600 });
+  writeFileSync(join(dir, 'game-password'), info.password, { mode: 0o600 });
+  const configPath = join(dir, 'config.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      api: { baseUrl: info.storeUrl, tokenFile: './api-token', timeoutMs: 30_000 },
+      servers: [
+        {
+          id: info.serverId,
+          name: 'rehearsal',
+          executor: { ...info.executor, passwordFile: './game-password', timeoutMs: 30_000, connectTimeoutMs: 15_000 },
+          players: { preset: info.preset, refreshMs: 200 },
+          ...(info.failurePatterns && { failurePatterns: info.failurePatterns }),
+        },
+      ],
+      poll: { idleMs: 200 },
+      stateDir: './state',
+      log: { level: 'info', pretty: false },
+      shutdown: { drainMs: 10_000 },
+    }),
+    { mode: 0o600 },
+  );
+  return configPath;
+}
+
 /** Runs porter to its end: its exit code and output. */
 async function porter(env: NodeJS.ProcessEnv, ...args: string[]): Promise<PorterProcess & { code: number | null }> {
   const p = spawn(args, env);
@@ -79,28 +109,7 @@ describe('porter sim', () => {
     assert.equal(info.stateFile, join(dir, 'porter', 'sim.json'));
     assert.equal(statSync(info.stateFile).mode & 0o077, 0, 'the state file holds the token: readable by its owner only');
 
-    writeFileSync(join(dir, 'api-token'), info.token, { mode: 0o600 });
-    writeFileSync(join(dir, 'game-password'), info.password, { mode: 0o600 });
-    const configPath = join(dir, 'config.json');
-    writeFileSync(
-      configPath,
-      JSON.stringify({
-        api: { baseUrl: info.storeUrl, tokenFile: './api-token', timeoutMs: 30_000 },
-        servers: [
-          {
-            id: info.serverId,
-            name: 'rehearsal',
-            executor: { ...info.executor, passwordFile: './game-password', timeoutMs: 30_000, connectTimeoutMs: 15_000 },
-            players: { preset: info.preset, refreshMs: 200 },
-          },
-        ],
-        poll: { idleMs: 200 },
-        stateDir: './state',
-        log: { level: 'info', pretty: false },
-        shutdown: { drainMs: 10_000 },
-      }),
-      { mode: 0o600 },
-    );
+    const configPath = writeConfig(dir, info);
     const run = spawn(['run', '-c', configPath], env);
     await run.waitForLog(/^porter started$/);
 
@@ -202,4 +211,31 @@ describe('porter sim', () => {
     sim.kill('SIGHUP');
     assert.deepEqual(await sim.waitExit(), { code: 0, signal: null }, sim.tail());
   });
+
+  for (const game of ['zomboid', '7dtd', 'terraria', 'dayz']) {
+    test(`--game ${game}: the config it prints delivers its example purchase`, async () => {
+      const { dir, env } = setting();
+      const { sim, info } = await startSim(env, '--game', game);
+      const run = spawn(['run', '-c', writeConfig(dir, info)], env);
+      await run.waitForLog(/^porter started$/);
+      const bought = await porter(env, 'sim', 'buy', info.example.command, '--player', info.example.player);
+      assert.equal(bought.code, 0, bought.output);
+      const expected = info.example.command.split('{player}').join(info.example.player);
+      await waitFor(
+        () =>
+          events(sim, 'status').some((e) => e.status === 'EXECUTED') ||
+          ((sim.exit || run.exit || events(sim, 'status').some((e) => e.status === 'FAILED')) &&
+            assert.fail(`${sim.tail()}\n${run.tail()}`)),
+        { ...WAIT, what: 'the example purchase executed' },
+      );
+      assert.deepEqual(
+        events(sim, 'ran').map((e) => e.command),
+        [expected],
+      );
+      run.kill('SIGTERM');
+      sim.kill('SIGTERM');
+      assert.equal((await run.waitExit()).code, 0, run.tail());
+      assert.deepEqual(await sim.waitExit(), { code: 0, signal: null }, sim.tail());
+    });
+  }
 });
