@@ -56,7 +56,9 @@ export function isAlive(pid: number): boolean {
 export function writeSimState(path: string, state: SimState): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(state)}\n`, { mode: 0o600 });
+  // A fresh file, so the mode applies (one left by a crash could have another).
+  rmSync(temporary, { force: true });
+  writeFileSync(temporary, `${JSON.stringify(state)}\n`, { mode: 0o600, flag: 'wx' });
   renameSync(temporary, path);
 }
 
