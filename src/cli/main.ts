@@ -16,6 +16,7 @@ import { registerHistory } from './history.js';
 import { registerPlayers } from './players.js';
 import { registerRcon } from './rcon.js';
 import { registerRun } from './run.js';
+import { registerSim } from './sim.js';
 
 /** The installed package's version, found by walking up from this file (built or bundled). */
 function packageVersion(): string {
@@ -41,7 +42,7 @@ const program = new Command()
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 64))
   .addHelpText(
     'after',
-    '\nExit codes: 0 clean stop, 78 configuration or credentials error (do not restart), 64 a flag or command it cannot use, 1 anything else.\nQuick look without a store: porter demo',
+    '\nExit codes: 0 clean stop, 78 configuration or credentials error (do not restart), 64 a flag or command it cannot use, 1 anything else.\nQuick look without a store: porter demo. Rehearse with a simulated store: porter sim',
   );
 
 registerRun(program);
@@ -49,6 +50,7 @@ registerCheck(program);
 registerRcon(program);
 registerPlayers(program);
 registerDemo(program);
+registerSim(program);
 registerInit(program);
 registerHistory(program);
 
