@@ -27,7 +27,12 @@ export function registerInit(program: Command): void {
     .option('-y, --yes', 'use what was detected without asking', false)
     .option('--fix-game-settings', "apply the offered edits to the game's settings file (switch RCON on, set a password)", false)
     .option('--force', 'replace files that exist', false)
-    .option('--systemd', 'lay the files out for systemd/porter.service: secrets as its credentials, state in /var/lib/porter', false)
+    .option(
+      '--systemd',
+      "lay the files out for systemd/porter.service (config 0644, secrets 0600 as its credentials, state in /var/lib/porter), install the unit and, under a running systemd, check as the service will run",
+      false,
+    )
+    .option('--unit-dir <dir>', 'with --systemd: where to install porter.service (default /etc/systemd/system)')
     .addHelpText(
       'after',
       [
