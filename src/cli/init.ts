@@ -29,7 +29,7 @@ export function registerInit(program: Command): void {
     .option('--force', 'replace files that exist', false)
     .option(
       '--systemd',
-      "lay the files out for systemd/porter.service (config 0644, secrets 0600 as its credentials, state in /var/lib/porter), install the unit and, under a running systemd, check as the service will run",
+      'lay the files out for systemd/porter.service (config 0644, secrets 0600 as its credentials, state in /var/lib/porter), install the unit and, under a running systemd, check as the service will run',
       false,
     )
     .option('--unit-dir <dir>', 'with --systemd: where to install porter.service (default /etc/systemd/system)')

@@ -12,7 +12,10 @@ const UNIT = 'porter.service';
 /** The folder systemd/porter.service names for the config and the credential files. */
 const UNIT_CONFIG_DIR = '/etc/porter';
 
-const after = ['  journalctl -u porter -f', 'After editing the config later: sudo porter check --unit porter && sudo systemctl reload porter'];
+const after = [
+  '  journalctl -u porter -f',
+  'After editing the config later: sudo porter check --unit porter && sudo systemctl reload porter',
+];
 
 /** The check as the service, run by `porter init --systemd`, failed: its report is above. */
 export class UnitCheckFailedError extends PorterError {

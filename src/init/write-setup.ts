@@ -30,7 +30,10 @@ export async function writeSetup(files: SetupFiles): Promise<string> {
   const paths = [configPath, ...Object.keys(files.secrets).map((name) => join(files.dir, name))];
   const others = files.others ?? [];
   if (!files.force) {
-    const existing = [...paths.filter((path) => existsSync(path)), ...others.filter((file) => differs(file.path, file.text)).map((file) => file.path)];
+    const existing = [
+      ...paths.filter((path) => existsSync(path)),
+      ...others.filter((file) => differs(file.path, file.text)).map((file) => file.path),
+    ];
     if (existing.length > 0) {
       throw new ConfigError(
         `${existing.join(', ')} already exist${existing.length === 1 ? 's' : ''}: pass --force to replace, or --dir DIR to write elsewhere`,

@@ -40,6 +40,14 @@ describe('porter check --unit: the unit read as systemd reads it', () => {
     ]);
   });
 
+  test('docs/install.md gives the same systemd-run line', () => {
+    const doc = readFileSync(join(import.meta.dirname, '../../../docs/install.md'), 'utf8');
+    const block = /```sh\nsudo systemd-run (.+?)\n```/s.exec(doc)?.[1];
+    assert.ok(block, 'install.md shows the systemd-run line');
+    const words = block.replace(/\\\n/g, ' ').split(/\s+/).filter(Boolean);
+    assert.deepEqual(words, checkArgs(parseUnit('porter.service', shipped), '/etc/porter/config.json'));
+  });
+
   test('drop-ins as `systemctl cat` prints them: an empty LoadCredential= resets, a later ExecStart= wins', () => {
     const dropIn = [
       '# /etc/systemd/system/porter.service.d/override.conf',

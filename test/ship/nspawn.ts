@@ -116,7 +116,10 @@ function containerInit(root: number): number | undefined {
   while (queue.length > 0) {
     const pid = queue.shift()!;
     try {
-      const nspids = /^NSpid:\s+(.+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]?.trim().split(/\s+/);
+      const nspids = /^NSpid:\s+(.+)$/m
+        .exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+        ?.trim()
+        .split(/\s+/);
       if (pid !== root && nspids && nspids.length > 1 && nspids.at(-1) === '1') return pid;
       for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)) {
         if (child) queue.push(Number(child));

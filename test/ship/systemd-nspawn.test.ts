@@ -128,7 +128,11 @@ describe('porter init --systemd under a real systemd (systemd-nspawn)', { skip, 
 
     const root = container!.root;
     const modes = { '/etc/porter': 0o755, '/etc/porter/config.json': 0o644, '/etc/porter/api-token': 0o600 };
-    for (const [path, mode] of Object.entries({ ...modes, '/etc/porter/rcon-password': 0o600, '/etc/systemd/system/porter.service': 0o644 })) {
+    for (const [path, mode] of Object.entries({
+      ...modes,
+      '/etc/porter/rcon-password': 0o600,
+      '/etc/systemd/system/porter.service': 0o644,
+    })) {
       const stat = statSync(join(root, path));
       assert.equal(stat.mode & 0o777, mode, path);
       assert.equal(stat.uid, 0, path);
@@ -181,6 +185,7 @@ describe('porter init --systemd under a real systemd (systemd-nspawn)', { skip, 
     // Root outside the unit has no token: the secrets exist only as the unit's credentials.
     const plain = await inside(['porter', 'check', '-c', '/etc/porter/config.json']);
     assert.equal(plain.code, 78, plain.stdout + plain.stderr);
+    assert.match(plain.stdout, /api\.token is missing/);
 
     const documented = initOutput.match(/^After editing the config later: sudo (.+) && sudo (.+)$/m);
     assert.ok(documented, initOutput);
