@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { scrubSecrets } from '../scrub.js';
+import { UsageError } from '../errors.js';
 import { action, knownSecretValues, rememberSecret } from './common.js';
 
 function port(value: string): number {
@@ -46,6 +47,8 @@ export function registerInit(program: Command): void {
     )
     .action(
       action(async (options: Parameters<typeof import('../init/init.js').runInit>[0]) => {
+        if (options.unitDir !== undefined && !options.systemd)
+          throw new UsageError('--unit-dir goes with --systemd: it says where the unit goes');
         const [{ runInit }, { flagsOnlyPrompter, terminalPrompter }] = await Promise.all([
           import('../init/init.js'),
           import('../init/prompter.js'),

@@ -55,7 +55,8 @@ export async function finishSystemd(prompter: Prompter, unitPath: string): Promi
     if (code !== 0) {
       throw new UnitCheckFailedError(
         `porter check as the service failed (exit ${code}, above): fix what it names, then sudo porter check --unit porter`,
-        code,
+        // 78 (configuration or credentials) passes through; anything else, systemd-run's own codes included, is 1.
+        code === 78 ? 78 : 1,
       );
     }
     prompter.say('ok', 'done: the service can read its config and credentials');

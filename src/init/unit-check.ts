@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { ConfigError, PorterError, UsageError } from '../errors.js';
 
 /** What `porter check` needs from a unit to run as its service would: user, state directory, credentials. */
@@ -135,6 +136,12 @@ export async function checkAsUnit(name: string, config: string | undefined): Pro
   const path = config ?? configOfUnit(service);
   if (path === undefined) throw new ConfigError(`${service.unit} runs porter without --config: name the config with -c FILE`);
   const args = checkArgs(service, path);
+  const program = service.execStart[0]!;
+  if (!existsSync(program)) {
+    throw new ConfigError(
+      `${service.unit} runs ${program}, which does not exist: install porter there (npm install -g --prefix /usr/local, docs/install.md) or point ExecStart= at it (sudo systemctl edit ${service.unit})`,
+    );
+  }
   return new Promise((resolve, reject) => {
     const child = spawn('systemd-run', args, { stdio: ['ignore', 'inherit', 'inherit'] });
     child.on('error', (error) => reject(new UnitCheckError(`cannot run systemd-run: ${error.message}`)));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
@@ -47,6 +47,7 @@ describe('porter init --systemd under a real systemd (systemd-nspawn)', { skip, 
   let creative: FakeRconServer;
   let container: Container | undefined;
   let notBooted: string | undefined;
+  let bootMs = 0;
   let initOutput = '';
   const inside = (args: readonly string[], env?: Record<string, string>) => {
     assert.ok(container, 'the container runs');
@@ -57,6 +58,25 @@ describe('porter init --systemd under a real systemd (systemd-nspawn)', { skip, 
     if (notBooted) t.skip(notBooted);
     return notBooted === undefined;
   };
+
+  const initArgs = (...more: string[]) => [
+    'porter',
+    'init',
+    '--systemd',
+    '--api-url',
+    api.url,
+    '--server-id',
+    SIM_SERVER_ID,
+    '--game',
+    'minecraft',
+    '--rcon-host',
+    survival.host,
+    '--rcon-port',
+    String(survival.port),
+    '--yes',
+    ...more,
+  ];
+  const secretsEnv = { PORTER_API_TOKEN: SIM_TOKEN, PORTER_RCON_PASSWORD: PASSWORD };
 
   before(async () => {
     api = await startSellerApi({
@@ -79,8 +99,10 @@ describe('porter init --systemd under a real systemd (systemd-nspawn)', { skip, 
       timeoutMs: INSTALL_TIMEOUT_MS,
     });
     assert.equal(installed.code, 0, `npm install -g failed:\n${installed.stderr}`);
+    const booting = performance.now();
     try {
       container = await bootContainer({ bindReadOnly: { [prefix]: '/usr/local' }, timeoutMs: WAIT_MS });
+      bootMs = performance.now() - booting;
     } catch (error) {
       notBooted = `the container did not boot here: ${(error as Error).message.slice(0, 2000)}`;
     }
@@ -94,26 +116,9 @@ describe('porter init --systemd under a real systemd (systemd-nspawn)', { skip, 
 
   test('porter init --systemd from flags: the files of docs/install.md, the unit installed, checked as the dynamic user, then done', async (t) => {
     if (!ready(t)) return;
+    t.diagnostic(`systemd-nspawn: booted in ${bootMs.toFixed(0)} ms`);
     const started = performance.now();
-    const init = await inside(
-      [
-        'porter',
-        'init',
-        '--systemd',
-        '--api-url',
-        api.url,
-        '--server-id',
-        SIM_SERVER_ID,
-        '--game',
-        'minecraft',
-        '--rcon-host',
-        survival.host,
-        '--rcon-port',
-        String(survival.port),
-        '--yes',
-      ],
-      { PORTER_API_TOKEN: SIM_TOKEN, PORTER_RCON_PASSWORD: PASSWORD },
-    );
+    const init = await inside(initArgs(), secretsEnv);
     t.diagnostic(`porter init --systemd, check as the service included: ${(performance.now() - started).toFixed(0)} ms`);
     initOutput = init.stdout + init.stderr;
     assert.equal(init.code, 0, initOutput);
@@ -224,5 +229,30 @@ describe('porter init --systemd under a real systemd (systemd-nspawn)', { skip, 
     assert.equal(journal.code, 0, journal.stderr);
     assert.ok(journal.stdout.length > 0);
     for (const secret of [SIM_TOKEN, PASSWORD]) assert.ok(!journal.stdout.includes(secret), 'no secret in the journal');
+  });
+
+  test('the check as the service catches what root alone would not, and init says done only when it passes', async (t) => {
+    if (!ready(t)) return;
+    const root = container!.root;
+    // The first-hour bug: a config only root can read. Root's own porter check reads it fine.
+    chmodSync(join(root, '/etc/porter/config.json'), 0o600);
+    const unreadable = await inside(['porter', 'check', '--unit', 'porter']);
+    assert.equal(unreadable.code, 78, unreadable.stdout + unreadable.stderr);
+    assert.match(unreadable.stdout, /^✖ config: .*permission denied/im);
+    chmodSync(join(root, '/etc/porter/config.json'), 0o644);
+
+    // A drop-in that takes the credentials away: init's check as the service fails, and init says so instead of done.
+    mkdirSync(join(root, '/etc/systemd/system/porter.service.d'));
+    writeFileSync(join(root, '/etc/systemd/system/porter.service.d/no-credentials.conf'), '[Service]\nLoadCredential=\n');
+    const init = await inside(initArgs('--force'), secretsEnv);
+    const output = init.stdout + init.stderr;
+    assert.equal(init.code, 78, output);
+    assert.match(output, /api\.token is missing/);
+    assert.match(
+      init.stderr,
+      /porter check as the service failed \(exit 78, above\): fix what it names, then sudo porter check --unit porter/,
+    );
+    assert.doesNotMatch(output, /done:|enable --now/);
+    for (const secret of [SIM_TOKEN, PASSWORD]) assert.ok(!output.includes(secret), 'no secret in what init printed');
   });
 });
