@@ -52,6 +52,8 @@ export async function bootContainer(options: { bindReadOnly: Record<string, stri
       '-b',
       '--',
       'systemd.firstboot=off',
+      // Only systemd's own base, not the services this host has enabled (they would share its network).
+      'systemd.unit=basic.target',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
