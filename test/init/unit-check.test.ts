@@ -1,8 +1,18 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { checkArgs, configOfUnit, parseUnit, unitName } from '../../src/init/unit-check.js';
+import { CLI } from '../integration/harness.js';
+
+function porter(args: readonly string[]): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { timeout: 60_000 }, (error, _stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr });
+    });
+  });
+}
 
 /**
  * `porter check --unit` (and `porter init --systemd`, which runs it) reads the unit as systemd
@@ -72,5 +82,14 @@ describe('porter check --unit: the unit read as systemd reads it', () => {
     assert.equal(configOfUnit(service), '/etc/other.json');
     assert.equal(unitName('porter'), 'porter.service');
     assert.equal(unitName('porter.service'), 'porter.service');
+  });
+
+  test('flags that do not go together are a usage error (64)', async () => {
+    const shard = await porter(['check', '--unit', '--shard', '0/2']);
+    assert.equal(shard.code, 64, shard.stderr);
+    assert.match(shard.stderr, /--unit checks what the unit runs: it takes no --shard/);
+    const unitDir = await porter(['init', '--unit-dir', '/tmp/nowhere']);
+    assert.equal(unitDir.code, 64, unitDir.stderr);
+    assert.match(unitDir.stderr, /--unit-dir goes with --systemd/);
   });
 });
