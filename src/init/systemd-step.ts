@@ -60,7 +60,9 @@ export async function finishSystemd(prompter: Prompter, unitPath: string): Promi
       );
     }
     prompter.say('ok', 'done: the service can read its config and credentials');
-    prompter.say('info', ['Next:', '  sudo systemctl enable --now porter', ...after].join('\n'));
+    // A service already running holds copies of the old credentials, taken when it started.
+    const next = (await isActive()) ? '  sudo systemctl restart porter' : '  sudo systemctl enable --now porter';
+    prompter.say('info', ['Next:', next, ...after].join('\n'));
     return;
   }
   const why = !booted ? 'this host is not running systemd' : !root ? 'init is not running as root' : `the unit was written to ${unitPath}`;
@@ -84,5 +86,11 @@ function systemctl(args: readonly string[]): Promise<void> {
       if (error) reject(new ConfigError(`systemctl ${args.join(' ')} failed: ${stderr.trim() || error.message}`));
       else resolve();
     });
+  });
+}
+
+function isActive(): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile('systemctl', ['is-active', '--quiet', UNIT], { timeout: 60_000 }, (error) => resolve(!error));
   });
 }

@@ -214,8 +214,25 @@ describe('porter init --systemd under a real systemd (systemd-nspawn)', { skip, 
     assert.equal(await property('NRestarts'), '0');
   });
 
-  test('systemctl stop is clean, and the journal holds no secret', async (t) => {
+  test('init again on the running service asks for a restart; systemctl stop is clean, and the journal holds no secret', async (t) => {
     if (!ready(t)) return;
+    // porter init again on the running service: its check shares the service's user, leaves it
+    // running, and the step left is a restart (the credentials are copies taken at start).
+    const pid = await property('MainPID');
+    const again = await inside(initArgs('--force'), secretsEnv);
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    assert.match(again.stdout, /done: /);
+    assert.match(again.stdout, /^ {2}sudo systemctl restart porter$/m);
+    assert.doesNotMatch(again.stdout, /enable --now/);
+    assert.equal(await property('MainPID'), pid);
+    const restart = await inside(['systemctl', 'restart', 'porter']);
+    assert.equal(restart.code, 0, restart.stdout + restart.stderr);
+    const id = api.enqueue(SIM_SERVER_ID, { command: 'give Steve gold_ingot 1' });
+    await waitFor(() => api.commands().find((c) => c.id === id && c.status === 'EXECUTED'), {
+      timeoutMs: WAIT_MS,
+      what: 'the delivery after the restart',
+    });
+
     const stop = await inside(['systemctl', 'stop', 'porter']);
     assert.equal(stop.code, 0, stop.stdout + stop.stderr);
     assert.equal(await property('ActiveState'), 'inactive');
