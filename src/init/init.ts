@@ -7,6 +7,7 @@ import { InitCancelledError, type Prompter } from './prompter.js';
 import { proveLogin } from './prove.js';
 import { pickStoreServer } from './server-step.js';
 import { proveToken, type ProvenToken } from './token-step.js';
+import { finishSystemd, SYSTEM_UNIT_DIR, unitFile } from './systemd-step.js';
 import { writeSetup } from './write-setup.js';
 
 export interface InitDeps {
@@ -65,14 +66,25 @@ export async function runInit(given: InitOptions, deps: InitDeps): Promise<void>
   }
 
   const names = options.systemd ? SYSTEMD_SECRETS : PLAIN_SECRETS;
+  const unit = options.systemd ? unitFile(dir, resolve(deps.cwd, options.unitDir ?? SYSTEM_UNIT_DIR)) : undefined;
   const configPath = await writeSetup({
     dir,
     config: configFor(proven, store, game, options.systemd, false),
     secrets: { [names.token]: proven.token, [names.password]: game.password },
     force: options.force,
+    readableConfig: options.systemd,
+    others: unit ? [unit] : [],
   });
+  if (unit) {
+    prompter.say(
+      'ok',
+      `wrote ${configPath} (no secrets in it, readable by the service's user), the secrets beside it (${names.token}, ${names.password}, readable by root only: systemd hands them to the service) and ${unit.path}`,
+    );
+    await finishSystemd(prompter, unit.path);
+    return;
+  }
   prompter.say('ok', `wrote ${configPath} and the secrets beside it (${names.token}, ${names.password}), readable by their owner only`);
-  prompter.say('info', nextSteps(configPath, options.systemd, deps.cwd));
+  prompter.say('info', nextSteps(configPath, deps.cwd));
 }
 
 function configFor(proven: ProvenToken, store: ServerSummary, game: GameSetup, systemd: boolean, inline: boolean): unknown {
@@ -96,15 +108,7 @@ function configFor(proven: ProvenToken, store: ServerSummary, game: GameSetup, s
   };
 }
 
-function nextSteps(configPath: string, systemd: boolean, cwd: string): string {
-  if (systemd) {
-    return [
-      'Next (systemd/porter.service reads the secrets as credentials; see docs/install.md):',
-      '  sudo systemctl daemon-reload && sudo systemctl enable --now porter',
-      '  journalctl -u porter -f',
-      'After editing the config later: sudo systemctl reload porter',
-    ].join('\n');
-  }
+function nextSteps(configPath: string, cwd: string): string {
   const shown = relative(cwd, configPath) || configPath;
   return ['Next:', `  porter check -c ${shown}`, `  porter run -c ${shown}`].join('\n');
 }
