@@ -39,11 +39,7 @@ export async function runInit(given: InitOptions, deps: InitDeps): Promise<void>
   for (;;) {
     const proof = await proveLogin(configFor(proven, store, game, options.systemd, true), dir);
     if (proof.kind === 'ok') {
-      const shown = proof.players.slice(0, 10).join(', ');
-      prompter.say(
-        'ok',
-        `${proof.connected}; ${proof.players.length} player${proof.players.length === 1 ? '' : 's'} online${shown ? `: ${shown}` : ''}`,
-      );
+      prompter.say('ok', `${proof.connected}; ${proof.online}`);
       break;
     }
     if (proof.kind === 'refused') {
