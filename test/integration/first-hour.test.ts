@@ -1,8 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { startRconServer } from '../../src/sim/rcon-server.js';
 import { startTelnetServer } from '../../src/sim/telnet-server.js';
-import { RCON_PASSWORD, startBed, type PorterConfig, type TestBed } from './harness.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { CLI, RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type PorterConfig, type TestBed } from './harness.js';
 
 /**
  * An owner's first hour, as they meet it through the real CLI: `porter check` and `porter rcon`
@@ -147,6 +152,116 @@ describe("an owner's first hour: messages that fit where they appear", () => {
       const check = await porter(bed, 'check', '-c', bed.configPath);
       assert.equal(check.code, 0, check.stdout + check.stderr);
       assert.match(check.stdout, /1 player online \(3 identifiers\): alice, 76561198000000171, eos_0+ab\n/);
+    } finally {
+      await bed.close();
+      await game.close();
+    }
+  });
+
+  test('porter init in a clone: its Next lines are commands that work there (npx porter, or node and the path run), and the config serves /metrics with porter_build_info', async () => {
+    const bed = await startBed();
+    const game = await startRconServer({ password: 'mcFixtureRcon25575', flavour: 'minecraft', players: ['Steve'] });
+    const root = join(import.meta.dirname, '../../..');
+    const fixture = join(root, 'test/fixtures/game-dirs/minecraft');
+    const tokenFile = join(bed.dir, 'token.txt');
+    writeFileSync(tokenFile, `${SIM_TOKEN}\n`);
+    const env: NodeJS.ProcessEnv = {};
+    for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('PORTER_') && !key.startsWith('npm_')) env[key] = value;
+    // No `porter` on this PATH: a clone after `npm ci`, not a global install.
+    env.PATH = (env.PATH ?? '')
+      .split(':')
+      .filter((dir) => !dir.includes('node_modules'))
+      .join(':');
+    const exec = (file: string, args: readonly string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(file, args, { cwd: root, env, timeout: 120_000 }, (error, stdout, stderr) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        ),
+      );
+    const init = (dir: string) => [
+      'init',
+      '--api-url',
+      bed.api.url,
+      '--token-file',
+      tokenFile,
+      '--game-dir',
+      fixture,
+      '--rcon-port',
+      String(game.port),
+      '--server-id',
+      SIM_SERVER_ID,
+      '--yes',
+      '--dir',
+      join(bed.dir, dir),
+    ];
+    try {
+      for (const [how, file, args] of [
+        ['npx porter', 'npx', ['porter', ...init('by-npx')]],
+        ['node', process.execPath, [CLI, ...init('by-node')]],
+      ] as const) {
+        const result = await exec(file, args);
+        assert.equal(result.code, 0, result.stdout + result.stderr);
+        const next = result.stdout
+          .split('\n')
+          .map((line) => line.replace(/^[│\s]+/, ''))
+          .filter((line) => / check -c /.test(line));
+        assert.equal(next.length, 1, result.stdout);
+        assert.ok(next[0]!.startsWith(`${how} `), `${how}: ${next[0]}`);
+        // The line as the owner would paste it (paths here hold no spaces).
+        const [command, ...words] = next[0]!.trim().split(' ');
+        const check = await exec(command === 'node' ? process.execPath : command!, words);
+        assert.equal(check.code, 0, `${next[0]}:\n${check.stdout}${check.stderr}`);
+      }
+
+      // README's step 3, run where init was run without --dir: the path it names is the one init wrote.
+      const fresh = join(bed.dir, 'fresh');
+      mkdirSync(fresh);
+      const readme = readFileSync(join(root, 'README.md'), 'utf8');
+      const step3 = /^3\. `porter check -c ([^`]+)`/m.exec(readme);
+      assert.ok(step3, "README's step 3 is a porter check command");
+      const bare = init('unused').slice(0, -2);
+      const made = await new Promise<number>((resolve) =>
+        execFile(process.execPath, [CLI, ...bare], { cwd: fresh, env, timeout: 120_000 }, (error) => resolve(error ? 1 : 0)),
+      );
+      assert.equal(made, 0);
+      const stepped = await new Promise<{ code: number; output: string }>((resolve) =>
+        execFile(process.execPath, [CLI, 'check', '-c', step3[1]!], { cwd: fresh, env, timeout: 120_000 }, (error, stdout, stderr) =>
+          resolve({ code: error ? 1 : 0, output: stdout + stderr }),
+        ),
+      );
+      assert.equal(stepped.code, 0, stepped.output);
+
+      const configPath = join(bed.dir, 'by-node', 'config.json');
+      const config = JSON.parse(readFileSync(configPath, 'utf8')) as { health?: { listen?: string } };
+      assert.equal(config.health?.listen, '127.0.0.1:9464');
+      const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+      assert.match(dockerfile, /^ENV PORTER_HEALTH_PORT=9464$/m, "the container's HEALTHCHECK asks the port init writes");
+
+      // 9464 may be held by a test beside this one: the same config on a port the system picks.
+      const port = await new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port: free } = probe.address() as { port: number };
+          probe.close(() => resolve(free));
+        });
+      });
+      writeFileSync(configPath, JSON.stringify({ ...config, health: { listen: `127.0.0.1:${port}` } }), { mode: 0o600 });
+      const run = bed.spawnPorter({ args: ['run', '-c', configPath] });
+      const metrics = await waitFor(
+        async () => {
+          if (run.exit) throw new Error(`porter exited: ${run.tail()}`);
+          return fetch(`http://127.0.0.1:${port}/metrics`).then(
+            (response) => response.text(),
+            () => undefined,
+          );
+        },
+        { ...WAIT, what: '/metrics' },
+      );
+      const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+      assert.match(
+        metrics,
+        new RegExp(`^porter_build_info\\{version="${version.replace(/\./g, '\\.')}",node="${process.version}"\\} 1$`, 'm'),
+      );
+      assert.match(metrics, /^# TYPE porter_build_info gauge$/m);
     } finally {
       await bed.close();
       await game.close();

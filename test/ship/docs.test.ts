@@ -107,6 +107,14 @@ describe('docs', () => {
     assert.deepEqual(named, without);
   });
 
+  test("install.md quotes npm's install-scripts warning with package.json's own prepare script", () => {
+    const { scripts, version } = JSON.parse(readRepoFile('package.json')) as { scripts: { prepare: string }; version: string };
+    const quoted = /`npm warn install-scripts … porter@([^ ]+) \(prepare: ([^)]*)\)`/.exec(readRepoFile('docs/install.md'));
+    assert.ok(quoted, "install.md quotes npm's warning");
+    assert.equal(quoted[2], scripts.prepare);
+    assert.equal(quoted[1], version);
+  });
+
   test('operations.md explains the three exit codes', () => {
     const doc = readRepoFile('docs/operations.md');
     for (const code of ['| 0 |', '| 78 |', '| 1 |']) assert.ok(doc.includes(code), code);
