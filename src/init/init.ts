@@ -5,6 +5,7 @@ import { chooseGameServer, type GameSetup } from './game-step.js';
 import { withEnvironment, type InitOptions } from './options.js';
 import { InitCancelledError, type Prompter } from './prompter.js';
 import { proveLogin } from './prove.js';
+import { porterCommand } from './porter-command.js';
 import { pickStoreServer } from './server-step.js';
 import { proveToken, type ProvenToken } from './token-step.js';
 import { finishSystemd, SYSTEM_UNIT_DIR, unitFile } from './systemd-step.js';
@@ -21,6 +22,8 @@ export interface InitDeps {
 /** The unit's LoadCredential= names (systemd/porter.service): porter reads them from $CREDENTIALS_DIRECTORY. */
 const SYSTEMD_SECRETS = { token: 'api-token', password: 'rcon-password' } as const;
 const PLAIN_SECRETS = { token: 'api-token', password: 'game-password' } as const;
+/** The Dockerfile's PORTER_HEALTH_PORT and the port docs/operations.md scrapes; loopback, as /healthz has no authentication. */
+const DEFAULT_HEALTH_LISTEN = '127.0.0.1:9464';
 
 /**
  * `porter init`: from nothing to a proven configuration. The token is proven against the store
@@ -40,11 +43,7 @@ export async function runInit(given: InitOptions, deps: InitDeps): Promise<void>
   for (;;) {
     const proof = await proveLogin(configFor(proven, store, game, options.systemd, true), dir);
     if (proof.kind === 'ok') {
-      const shown = proof.players.slice(0, 10).join(', ');
-      prompter.say(
-        'ok',
-        `${proof.connected}; ${proof.players.length} player${proof.players.length === 1 ? '' : 's'} online${shown ? `: ${shown}` : ''}`,
-      );
+      prompter.say('ok', `${proof.connected}; ${proof.online}`);
       break;
     }
     if (proof.kind === 'refused') {
@@ -84,7 +83,7 @@ export async function runInit(given: InitOptions, deps: InitDeps): Promise<void>
     return;
   }
   prompter.say('ok', `wrote ${configPath} and the secrets beside it (${names.token}, ${names.password}), readable by their owner only`);
-  prompter.say('info', nextSteps(configPath, deps.cwd));
+  prompter.say('info', nextSteps(configPath, deps.cwd, env));
 }
 
 function configFor(proven: ProvenToken, store: ServerSummary, game: GameSetup, systemd: boolean, inline: boolean): unknown {
@@ -105,10 +104,14 @@ function configFor(proven: ProvenToken, store: ServerSummary, game: GameSetup, s
       },
     ],
     stateDir: systemd ? '/var/lib/porter' : './state',
+    // /healthz and /metrics from the first start: the container's HEALTHCHECK asks this port.
+    health: { listen: DEFAULT_HEALTH_LISTEN },
   };
 }
 
-function nextSteps(configPath: string, cwd: string): string {
-  const shown = relative(cwd, configPath) || configPath;
-  return ['Next:', `  porter check -c ${shown}`, `  porter run -c ${shown}`].join('\n');
+function nextSteps(configPath: string, cwd: string, env: NodeJS.ProcessEnv): string {
+  const near = relative(cwd, configPath);
+  const shown = near === '' || near.startsWith('..') ? configPath : near;
+  const porter = porterCommand(env, cwd);
+  return ['Next:', `  ${porter} check -c ${shown}`, `  ${porter} run -c ${shown}`].join('\n');
 }

@@ -34,6 +34,13 @@ function porter(args: readonly string[], env: Record<string, string> = {}, cwd?:
   });
 }
 
+/** The health endpoint on a port the system picks, so parallel test files never collide on 9464. */
+function onAnyFreePort(configPath: string): void {
+  const config = JSON.parse(readFileSync(configPath, 'utf8')) as { health?: { listen: string } };
+  assert.equal(config.health?.listen, '127.0.0.1:9464', 'init writes the health endpoint the container HEALTHCHECK asks');
+  writeFileSync(configPath, JSON.stringify({ ...config, health: { listen: '127.0.0.1:0' } }), { mode: 0o600 });
+}
+
 describe('porter init from flags (no terminal)', () => {
   let api: FakeSellerApi;
   let game: FakeRconServer;
@@ -76,7 +83,7 @@ describe('porter init from flags (no terminal)', () => {
     assert.match(result.stdout, /token accepted/);
     assert.match(result.stdout, /rcon\.port .*server\.properties/, 'where each value came from');
     assert.match(result.stdout, /1 player online: steve/);
-    assert.match(result.stdout, /porter check -c .*config\.json/);
+    assert.match(result.stdout, /porter(\.js)? check -c .*config\.json/);
     for (const secret of [SIM_TOKEN, MINECRAFT_PASSWORD]) assert.ok(!result.stdout.includes(secret) && !result.stderr.includes(secret));
 
     for (const name of ['config.json', 'api-token', 'game-password']) {
@@ -92,6 +99,8 @@ describe('porter init from flags (no terminal)', () => {
     );
 
     const id = api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 1', player: 'Steve', offlineExecute: false });
+    // init writes health.listen 127.0.0.1:9464; tests beside this one may hold that port.
+    onAnyFreePort(join(dir, 'config.json'));
     const run = execFile(process.execPath, [CLI, 'run', '-c', join(dir, 'config.json')], { timeout: 60_000 });
     try {
       await waitFor(() => isSettled(api.commands().find((c) => c.id === id)?.status ?? ''), { ...WAIT, what: 'the first delivery' });
