@@ -6,6 +6,7 @@ import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.
 import { SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import type { Benchmark, BenchContext } from '../lib/context.js';
 import { figure, type BenchResult } from '../lib/figure.js';
+import { freePort } from '../lib/free-port.js';
 import { startPorter, type PorterProcess } from '../lib/porter-process.js';
 import { round } from '../lib/stats.js';
 import { sleep, until } from '../lib/wait.js';
@@ -28,6 +29,7 @@ import { sleep, until } from '../lib/wait.js';
 
 const SERVERS = 1_000;
 const GAME_SERVERS = 4;
+const WEBHOOK_IDLE_MS = 15_000;
 
 interface Scene {
   readonly api: FakeSellerApi;
@@ -50,10 +52,19 @@ async function startScene(): Promise<Scene> {
   const dir = mkdtempSync(join(tmpdir(), 'porter-bench-fleet-'));
   writeFileSync(join(dir, 'api-token'), SIM_TOKEN, { mode: 0o600 });
   writeFileSync(join(dir, 'rcon-password'), password, { mode: 0o600 });
-  const config = {
-    api: { baseUrl: api.url, tokenFile: './api-token' },
+  writeFileSync(join(dir, 'webhook-secret'), `whsec_${randomBytes(24).toString('base64')}`, { mode: 0o600 });
+  const configPath = join(dir, 'config.json');
+  writeFileSync(configPath, JSON.stringify(fleetConfig(api, games, ids)));
+  return { api, games, ids, dir, configPath };
+}
+
+/** Polling only at the defaults, or (`webhook`) wake-ups on with `poll.idleMs` 15 s, the set-up the docs advise for a fleet. */
+function fleetConfig(api: FakeSellerApi, games: readonly FakeRconServer[], ids: readonly string[], webhook?: { listen: string }): unknown {
+  return {
+    api: { baseUrl: api.url, tokenFile: './api-token', ...(webhook ? { webhookSecretFile: './webhook-secret' } : {}) },
+    ...(webhook ? { webhook: { listen: webhook.listen }, poll: { idleMs: WEBHOOK_IDLE_MS } } : {}),
     servers: ids.map((id, i) => {
-      const game = games[i % GAME_SERVERS]!;
+      const game = games[i % games.length]!;
       return {
         id,
         name: `fleet ${i + 1}`,
@@ -64,9 +75,6 @@ async function startScene(): Promise<Scene> {
     stateDir: './state',
     log: { level: 'info' },
   };
-  const configPath = join(dir, 'config.json');
-  writeFileSync(configPath, JSON.stringify(config, null, 2));
-  return { api, games, ids, dir, configPath };
 }
 
 export const fleet: Benchmark = {
@@ -100,23 +108,10 @@ export const fleet: Benchmark = {
 
       // Let start-up's garbage and first windows settle before the idle span.
       await sleep(5_000);
-      const cpu0 = p.cpuTimes();
-      const harness0 = process.cpuUsage();
-      const at0 = Date.now();
-      const requests0 = api.requests.length;
-      const queries0 = games.reduce((sum, g) => sum + g.executed.length, 0);
-      await sleep(idleSeconds * 1000);
-      const cpu1 = p.cpuTimes();
-      const harness = process.cpuUsage(harness0);
-      const seconds = (Date.now() - at0) / 1000;
-      const idleRequests = api.requests.slice(requests0);
-      const queries = games.reduce((sum, g) => sum + g.executed.length, 0) - queries0;
-      const idleCpuPercent = ((cpu1.user + cpu1.system - cpu0.user - cpu0.system) / (seconds * 1000)) * 100;
-      const callsPerServer = idleRequests.length / seconds / SERVERS;
-      const tooMany = idleRequests.filter((r) => r.status === 429).length;
-      const rssMb = p.rssKb() / 1024;
+      const idle = await measureIdle(p, api, games, idleSeconds);
+      const { seconds, idleCpuPercent, callsPerServer, rssMb } = idle;
       context.progress(
-        `  idle: ${round(idleCpuPercent, 1)} % of a core, ${round(callsPerServer, 2)} API calls/s per server, RSS ${round(rssMb, 1)} MB; the simulators took ${round((harness.user + harness.system) / 10 / seconds / 1000, 1)} %`,
+        `  idle: ${round(idleCpuPercent, 1)} % of a core, ${round(callsPerServer, 2)} API calls/s per server, RSS ${round(rssMb, 1)} MB; the simulators took ${round(idle.harnessPercent, 1)} %`,
       );
 
       // The burst: one due command per server, all at once.
@@ -160,6 +155,28 @@ export const fleet: Benchmark = {
       }
       if (Number.isNaN(burstReportedMs)) context.progress(`  burst: only ${ran()} run and ${reported()} reported after 30 s`);
       else context.progress(`  burst: all run after ${burstRunMs} ms, all reported after ${burstReportedMs} ms`);
+      const burstRan = ran();
+      const burstReported = reported();
+
+      // The same fleet with webhook wake-ups and poll.idleMs 15 s, as the docs advise a host: idle.
+      await porter.stop();
+      porter = undefined;
+      await until(() => connected() === 0, 'the first porter to let go of its connections', { timeoutMs: 30_000, intervalMs: 10 });
+      const listen = `127.0.0.1:${await freePort()}`;
+      writeFileSync(scene.configPath, JSON.stringify(fleetConfig(api, games, scene.ids, { listen })));
+      porter = startPorter(scene.configPath, scene.dir, { profile: context.profile, nodeArgs: context.porterNodeArgs });
+      const w = porter;
+      await until(() => connected() >= SERVERS, `${SERVERS} RCON connections (webhooks)`, {
+        timeoutMs: 60_000,
+        intervalMs: 2,
+        onTimeout: () => w.tail(),
+      });
+      await sleep(5_000);
+      // Long enough for every server's safety-net pull (one per 15 s) to fall inside it, twice.
+      const pushed = await measureIdle(w, api, games, Math.max(idleSeconds, 30));
+      context.progress(
+        `  idle with webhooks (poll.idleMs ${WEBHOOK_IDLE_MS / 1000} s): ${round(pushed.idleCpuPercent, 1)} % of a core, ${round(pushed.callsPerServer * 60, 1)} API calls a minute per server, ${round(pushed.rconPerSecond)} player-list reads/s`,
+      );
 
       return {
         name: this.name,
@@ -172,6 +189,15 @@ export const fleet: Benchmark = {
             target: { op: '<=', value: 20, text: '≤ 20 %' },
           }),
           figure('fleet.callsPerServer', `${SERVERS} servers idle: API calls/s per server`, '/s per server', [round(callsPerServer, 2)]),
+          figure(
+            'fleet.idleCpuWebhook',
+            `${SERVERS} servers idle, webhooks on (poll.idleMs 15 s): porter's CPU (% of a core)`,
+            '%',
+            [round(pushed.idleCpuPercent, 1)],
+            {
+              target: { op: '<=', value: 5, text: '≤ 5 %' },
+            },
+          ),
           figure('fleet.rss', `${SERVERS} servers: RSS`, 'MB', [round(rssMb, 1)], {
             target: { op: '<=', value: 250, text: '≤ 250 MB' },
           }),
@@ -184,16 +210,21 @@ export const fleet: Benchmark = {
           servers: SERVERS,
           gameServers: GAME_SERVERS,
           idleSeconds: round(seconds, 1),
-          idleCpuUserMs: round(cpu1.user - cpu0.user),
-          idleCpuSystemMs: round(cpu1.system - cpu0.system),
+          idleCpuUserMs: round(idle.userMs),
+          idleCpuSystemMs: round(idle.systemMs),
           // The simulators run in the harness: when they saturate a core, porter's calls wait on them.
-          harnessIdleCpuPercent: round(((harness.user + harness.system) / 1000 / (seconds * 1000)) * 100, 1),
-          burstRunWithin30s: ran(),
-          burstReportedWithin30s: reported(),
-          idleApiCalls: idleRequests.length,
-          idleApiCallsPerSecond: round(idleRequests.length / seconds),
-          idle429: tooMany,
-          idleRconCommandsPerSecond: round(queries / seconds),
+          harnessIdleCpuPercent: round(idle.harnessPercent, 1),
+          burstRunWithin30s: burstRan,
+          burstReportedWithin30s: burstReported,
+          idleApiCalls: idle.requests,
+          idleApiCallsPerSecond: round(idle.requests / seconds),
+          idle429: idle.tooMany,
+          idleRconCommandsPerSecond: round(idle.rconPerSecond),
+          webhookIdleCpuUserMs: round(pushed.userMs),
+          webhookIdleCpuSystemMs: round(pushed.systemMs),
+          webhookIdleApiCallsPerMinutePerServer: round(pushed.callsPerServer * 60, 2),
+          webhookIdleRconCommandsPerSecond: round(pushed.rconPerSecond),
+          webhookRssMb: round(pushed.rssMb, 1),
           apiConnections: api.connections,
         },
       };
@@ -205,3 +236,45 @@ export const fleet: Benchmark = {
     }
   },
 };
+
+interface IdleSpan {
+  readonly seconds: number;
+  readonly idleCpuPercent: number;
+  readonly userMs: number;
+  readonly systemMs: number;
+  readonly callsPerServer: number;
+  readonly requests: number;
+  readonly tooMany: number;
+  readonly rconPerSecond: number;
+  readonly rssMb: number;
+  readonly harnessPercent: number;
+}
+
+/** porter's own CPU (utime + stime) over `idleSeconds`, and what the simulators saw meanwhile. */
+async function measureIdle(p: PorterProcess, api: FakeSellerApi, games: readonly FakeRconServer[], idleSeconds: number): Promise<IdleSpan> {
+  const cpu0 = p.cpuTimes();
+  const harness0 = process.cpuUsage();
+  const at0 = Date.now();
+  const requests0 = api.requests.length;
+  const queries0 = games.reduce((sum, g) => sum + g.executed.length, 0);
+  await sleep(idleSeconds * 1000);
+  const cpu1 = p.cpuTimes();
+  const harness = process.cpuUsage(harness0);
+  const seconds = (Date.now() - at0) / 1000;
+  const idleRequests = api.requests.slice(requests0);
+  const queries = games.reduce((sum, g) => sum + g.executed.length, 0) - queries0;
+  const userMs = cpu1.user - cpu0.user;
+  const systemMs = cpu1.system - cpu0.system;
+  return {
+    seconds,
+    idleCpuPercent: ((userMs + systemMs) / (seconds * 1000)) * 100,
+    userMs,
+    systemMs,
+    callsPerServer: idleRequests.length / seconds / SERVERS,
+    requests: idleRequests.length,
+    tooMany: idleRequests.filter((r) => r.status === 429).length,
+    rconPerSecond: queries / seconds,
+    rssMb: p.rssKb() / 1024,
+    harnessPercent: ((harness.user + harness.system) / 1000 / (seconds * 1000)) * 100,
+  };
+}

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { freePort } from '../lib/free-port.js';
 import { figure } from '../lib/figure.js';
 import { type Fixture, releaseFixture, startFixture } from '../lib/fixture.js';
 import { ExecutedLog } from '../lib/executed.js';
@@ -30,14 +30,6 @@ const MEAN_GAP_MS = 2_000;
 interface PushRun {
   readonly samples: number[];
   readonly idlePullsPerMinute: number;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function announce(url: string, signer: Webhook, eventId: string): Promise<void> {
