@@ -107,8 +107,10 @@ const FLAG_OF: Readonly<Record<string, string>> = { baseUrl: 'the address (--api
 function problemWith(raw: { baseUrl: string; token: string }): string | undefined {
   const parsed = apiSchema.safeParse(raw);
   if (parsed.success) {
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
-    return /[\s\u0000-\u001f\u007f]/.test(raw.token) ? 'the token contains spaces or line breaks: copy it again' : undefined;
+    // A store token is printable ASCII; anything else is a copy gone wrong, and an HTTP header could not carry it.
+    return /[^\x21-\x7e]/.test(raw.token)
+      ? 'the token contains spaces, line breaks or characters beyond ASCII, which a store token never has: copy it again from the store dashboard (Integrations > API)'
+      : undefined;
   }
   return describeIssues(parsed.error.issues, apiSchema, raw)
     .map((line) => line.replace(/^(baseUrl|token):/, (_, key: string) => `${FLAG_OF[key]}:`))
