@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -142,6 +143,37 @@ describe('porter init repeated, stopped, retried (terminal)', { skip }, () => {
       assert.ok(!existsSync(dir), 'no porter configuration written');
     } finally {
       terminal.close();
+    }
+  });
+
+  test('Ctrl-C while the login is tried (not at a question) also names the change and its backup, exit 130', async () => {
+    // A game server that takes the connection and never answers: init is proving the login, no question is open.
+    const connected: Socket[] = [];
+    const silent = createServer((socket) => void connected.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const folder = minecraftOff('hanging-game', (silent.address() as AddressInfo).port);
+    const dir = join(work, 'hanging');
+    const terminal = new Terminal([CLI, 'init', '--dir', dir, '--game-dir', folder], {}, work);
+    try {
+      await answerStore(terminal);
+      await terminal.waitFor(/Set enable-rcon=true/, 'the edit offered');
+      terminal.press('Left');
+      terminal.press('Enter');
+      await terminal.waitFor(/Use these settings\?/, 'the detected settings');
+      terminal.press('Enter');
+      await waitFor(() => connected.length > 0, { ...WAIT, what: 'the login to be tried' });
+      terminal.press('C-c');
+      await waitFor(() => terminal.exitStatus() !== undefined, { ...WAIT, what: 'porter init to end' });
+      assert.equal(terminal.exitStatus(), 130, terminal.screen());
+      assert.match(
+        flat(terminal.screen()),
+        /server\.properties was changed .* the file as it was is in \.\/server\.properties\.porter-backup/,
+      );
+      assert.ok(!existsSync(dir), 'no porter configuration written');
+    } finally {
+      terminal.close();
+      for (const socket of connected) socket.destroy();
+      silent.close();
     }
   });
 
