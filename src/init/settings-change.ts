@@ -21,10 +21,6 @@ export class SettingsChanges {
     this.#changes.push(change);
   }
 
-  get list(): readonly SettingsChange[] {
-    return this.#changes;
-  }
-
   /** "./server.properties was changed (…); the file as it was is in …", or undefined when nothing was. */
   describe(): string | undefined {
     if (this.#changes.length === 0) return undefined;

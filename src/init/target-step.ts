@@ -23,7 +23,8 @@ export async function chooseTarget(
   for (;;) {
     const existing = start.force ? [] : names.filter((name) => existsSync(join(dir, name)));
     if (existing.length === 0) return { dir, replace: start.force };
-    const shown = relative(start.cwd, dir) || '.';
+    const near = relative(start.cwd, dir);
+    const shown = near === '' ? '.' : near.startsWith('..') ? dir : near;
     const listed = existing.join(', ');
     if (!prompter.interactive) {
       throw new ConfigError(

@@ -8,14 +8,15 @@ import fc from 'fast-check';
 import { PorterError } from '../../src/errors.js';
 import { runInit } from '../../src/init/init.js';
 import { flagsOnlyPrompter } from '../../src/init/prompter.js';
-import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
+import { startRconServer } from '../../src/sim/rcon-server.js';
+import { startTelnetServer } from '../../src/sim/telnet-server.js';
 import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { fcOptions } from '../helpers/fc-options.js';
 import { CLI } from '../integration/harness.js';
 
 /**
- * What init proved is what `porter run` uses: for any password a Minecraft server.properties can
- * hold (blanks anywhere, the format's escapes, quotes, non-ASCII) and any API token a token file
+ * What init proved is what `porter run` uses: for any password a Minecraft server.properties or a
+ * 7 Days to Die serverconfig.xml can hold (blanks anywhere, the format's escapes, quotes, non-ASCII) and any API token a token file
  * can hold, `porter init --yes` either writes files `porter check` passes (logging in to the same
  * game server with them), or refuses and says why, naming no secret.
  */
@@ -55,6 +56,24 @@ function written(character: string, index: number, style: number): string {
   }
 }
 
+/** One way .NET's XmlDocument reads `character` back from a "-quoted attribute: as itself, an entity or a character reference. */
+function xmlWritten(character: string, style: number): string {
+  const code = character.codePointAt(0)!;
+  const reference = style % 2 === 0 ? `&#${code};` : `&#x${code.toString(16)};`;
+  const entity: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+  // Attribute value normalization makes a literal tab a space: a tab is always a reference.
+  if (character === '\t') return reference;
+  if (character === '&' || character === '<' || character === '"') return style % 3 === 0 ? entity[character]! : reference;
+  switch (style % 3) {
+    case 0:
+      return character;
+    case 1:
+      return entity[character] ?? character;
+    default:
+      return reference;
+  }
+}
+
 function propertiesLine(password: string, styles: readonly number[]): string {
   return `rcon.password=${[...password].map((character, i) => written(character, i, styles[i % styles.length]!)).join('')}`;
 }
@@ -69,38 +88,76 @@ function porterCheck(config: string): Promise<{ code: number; output: string }> 
   });
 }
 
+interface GameFormat {
+  readonly game: 'minecraft' | '7dtd';
+  readonly file: string;
+  /** The settings file, with `password` written in one of the ways the format allows. */
+  settings(port: number, password: string, styles: readonly number[]): string;
+}
+
+const FORMATS: readonly GameFormat[] = [
+  {
+    game: 'minecraft',
+    file: 'server.properties',
+    settings: (port, password, styles) =>
+      `enable-rcon=true\nrcon.port=${port}\n${propertiesLine(password, styles)}\nmotd=A Minecraft Server\n`,
+  },
+  {
+    game: '7dtd',
+    file: 'serverconfig.xml',
+    settings: (port, password, styles) =>
+      [
+        '<?xml version="1.0"?>',
+        '<ServerSettings>',
+        '\t<property name="TelnetEnabled" value="true"/>',
+        `\t<property name="TelnetPort" value="${port}"/>`,
+        `\t<property name="TelnetPassword" value="${[...password].map((c, i) => xmlWritten(c, styles[i % styles.length]!)).join('')}"/>`,
+        '</ServerSettings>',
+        '',
+      ].join('\n'),
+  },
+];
+
+interface GameServer {
+  readonly port: number;
+  setPassword(password: string): void;
+  close(): Promise<void>;
+}
+
 describe('porter init: what it proved is what porter check uses', () => {
   let api: FakeSellerApi;
-  let game: FakeRconServer;
+  let servers: Record<GameFormat['game'], GameServer>;
   let work: string;
   before(async () => {
     api = await startSellerApi({ servers: [{ id: SIM_SERVER_ID, name: 'survival' }] });
-    game = await startRconServer({ password: 'replaced-each-run', flavour: 'minecraft' });
+    servers = {
+      minecraft: await startRconServer({ password: 'replaced-each-run', flavour: 'minecraft' }),
+      '7dtd': await startTelnetServer({ password: 'replaced-each-run' }),
+    };
     work = mkdtempSync(join(tmpdir(), 'porter-init-secrets-'));
   });
   after(async () => {
-    await Promise.all([api.close(), game.close()]);
+    await Promise.all([api.close(), ...Object.values(servers).map((server) => server.close())]);
     rmSync(work, { recursive: true, force: true });
   });
 
-  test('any password in server.properties and any token in a token file: init then porter check passes, or init refuses saying why', async () => {
+  test("any password its game's settings file can hold and any token in a token file: init then porter check passes, or init refuses saying why", async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
+        fc.constantFrom(...FORMATS),
         SECRET,
         fc.array(fc.nat(5), { minLength: 1, maxLength: 8 }),
         SECRET.map((tail) => `gci_${tail}`),
-        async (password, styles, written) => {
+        async (format, password, styles, written) => {
           // A token file is read trimmed: blanks around the token are the file's, not the token's.
           const token = written.trim();
           run += 1;
           const folder = join(work, `game-${run}`);
           const dir = join(work, `porter-${run}`);
+          const game = servers[format.game];
           mkdirSync(folder);
-          writeFileSync(
-            join(folder, 'server.properties'),
-            `enable-rcon=true\nrcon.port=${game.port}\n${propertiesLine(password, styles)}\nmotd=A Minecraft Server\n`,
-          );
+          writeFileSync(join(folder, format.file), format.settings(game.port, password, styles));
           const tokenFile = join(work, `token-${run}`);
           writeFileSync(tokenFile, `${written}\n`);
           game.setPassword(password);
@@ -119,7 +176,7 @@ describe('porter init: what it proved is what porter check uses', () => {
                 apiUrl: api.url,
                 tokenFile,
                 serverId: SIM_SERVER_ID,
-                game: 'minecraft',
+                game: format.game,
                 gameDir: folder,
                 dir,
                 yes: true,
@@ -150,7 +207,7 @@ describe('porter init: what it proved is what porter check uses', () => {
             return;
           }
           assert.ok(!unkeepable, `not refused:\n${printed}`);
-          assert.match(printed, /login to 127\.0\.0\.1:\d+ accepted/, printed);
+          assert.match(printed, /127\.0\.0\.1:\d+ accepted|Logon successful|logged in/i, printed);
           const check = await porterCheck(join(dir, 'config.json'));
           api.setToken(token, null);
           assert.equal(check.code, 0, `porter check after init:\n${check.output}\ninit said:\n${printed}`);
