@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { PorterError } from '../../src/errors.js';
@@ -16,7 +16,7 @@ import { CLI } from '../integration/harness.js';
 
 /**
  * What init proved is what `porter run` uses: for any password a Minecraft server.properties or a
- * 7 Days to Die serverconfig.xml can hold (blanks anywhere, the format's escapes, quotes, non-ASCII) and any API token a token file
+ * 7 Days to Die serverconfig.xml or a Source server.cfg can hold (blanks anywhere, the format's escapes, quotes, non-ASCII) and any API token a token file
  * can hold, `porter init --yes` either writes files `porter check` passes (logging in to the same
  * game server with them), or refuses and says why, naming no secret.
  */
@@ -89,13 +89,24 @@ function porterCheck(config: string): Promise<{ code: number; output: string }> 
 }
 
 interface GameFormat {
-  readonly game: 'minecraft' | '7dtd';
+  readonly game: 'minecraft' | '7dtd' | 'source';
   readonly file: string;
+  /** Whether the format can hold `password` at all (Source's quotes have no escape for `"`). */
+  readonly holds?: (password: string) => boolean;
+  /** The settings name no port (Source's RCON is on the game port, given by -port): --rcon-port. */
+  readonly portFlag?: boolean;
   /** The settings file, with `password` written in one of the ways the format allows. */
   settings(port: number, password: string, styles: readonly number[]): string;
 }
 
 const FORMATS: readonly GameFormat[] = [
+  {
+    game: 'source',
+    file: 'cfg/server.cfg',
+    holds: (password) => !password.includes('"'),
+    portFlag: true,
+    settings: (_port, password) => `hostname "A Source Server"\nrcon_password "${password}" // set by the owner\n`,
+  },
   {
     game: 'minecraft',
     file: 'server.properties',
@@ -133,6 +144,7 @@ describe('porter init: what it proved is what porter check uses', () => {
     servers = {
       minecraft: await startRconServer({ password: 'replaced-each-run', flavour: 'minecraft' }),
       '7dtd': await startTelnetServer({ password: 'replaced-each-run' }),
+      source: await startRconServer({ password: 'replaced-each-run', flavour: 'source' }),
     };
     work = mkdtempSync(join(tmpdir(), 'porter-init-secrets-'));
   });
@@ -152,11 +164,12 @@ describe('porter init: what it proved is what porter check uses', () => {
         async (format, password, styles, written) => {
           // A token file is read trimmed: blanks around the token are the file's, not the token's.
           const token = written.trim();
+          fc.pre(format.holds?.(password) ?? true);
           run += 1;
           const folder = join(work, `game-${run}`);
           const dir = join(work, `porter-${run}`);
           const game = servers[format.game];
-          mkdirSync(folder);
+          mkdirSync(join(folder, dirname(format.file)), { recursive: true });
           writeFileSync(join(folder, format.file), format.settings(game.port, password, styles));
           const tokenFile = join(work, `token-${run}`);
           writeFileSync(tokenFile, `${written}\n`);
@@ -177,6 +190,7 @@ describe('porter init: what it proved is what porter check uses', () => {
                 tokenFile,
                 serverId: SIM_SERVER_ID,
                 game: format.game,
+                ...(format.portFlag === true && { rconPort: game.port }),
                 gameDir: folder,
                 dir,
                 yes: true,
