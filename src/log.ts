@@ -44,8 +44,8 @@ export interface LoggerOptions {
   readonly pretty?: boolean;
   /** Secret values to scrub; a function is read at every line, so secrets learned later are covered. */
   readonly secrets?: SecretList;
-  /** A file descriptor (default 1, stdout) or a stream, e.g. one that captures output in tests. */
-  readonly destination?: NodeJS.WritableStream | number;
+  /** A file descriptor (default 1, stdout) or anything with write(line), e.g. a stream that captures output in tests. */
+  readonly destination?: Sink | number;
 }
 
 interface Sink {
@@ -53,11 +53,11 @@ interface Sink {
   flush?(cb: (error?: Error) => void): void;
 }
 
-function isTty(destination: NodeJS.WritableStream | number): boolean {
+function isTty(destination: Sink | number): boolean {
   return typeof destination === 'number' ? isatty(destination) : (destination as { isTTY?: boolean }).isTTY === true;
 }
 
-function openSink(destination: NodeJS.WritableStream | number): Sink {
+function openSink(destination: Sink | number): Sink {
   if (typeof destination !== 'number') return destination;
   // Synchronous writes: a line is out before the call returns, so nothing is lost on exit or crash,
   // and at porter's log volume the cost is nil.
@@ -65,6 +65,34 @@ function openSink(destination: NodeJS.WritableStream | number): Sink {
   // A closed stdout (EPIPE) must not crash a daemon that is in the middle of a delivery.
   boom.on('error', () => {});
   return boom;
+}
+
+/** The fields a pretty line says in words rather than as JSON: who, what, which, how it ended, how long, why. */
+const FOLDED = ['server', 'command', 'id', 'outcome', 'ms', 'reason'] as const;
+
+/**
+ * "itest: delivered "give Steve diamond 1" (id 42, done, 12 ms)": the delivery loop's one line per
+ * command as a person reads it on a terminal. The command (buyer text) is always JSON-quoted, and
+ * any text with a control character too, so nothing can move the cursor or paint the screen.
+ */
+function foldedMessage(log: Record<string, unknown>, messageKey: string): string {
+  // A string with a control character is shown JSON-quoted, escapes visible, like any field.
+  const text = (value: unknown) =>
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    typeof value === 'string' && !/[\u0000-\u001f\u007f-\u009f]/.test(value) ? value : JSON.stringify(value);
+  const { server, command, id, outcome, ms, reason } = log;
+  const details = [
+    id === undefined ? undefined : `id ${text(id)}`,
+    outcome === undefined ? undefined : text(outcome),
+    typeof ms === 'number' ? `${ms} ms` : ms === undefined ? undefined : `${text(ms)} ms`,
+  ].filter((part) => part !== undefined);
+  return [
+    server === undefined ? '' : `${text(server)}: `,
+    text(log[messageKey] ?? ''),
+    command === undefined ? '' : ` ${JSON.stringify(command)}`,
+    details.length > 0 ? ` (${details.join(', ')})` : '',
+    reason === undefined ? '' : `: ${text(reason)}`,
+  ].join('');
 }
 
 /** pino-pretty's formatter called inline: no transport, no worker thread, no reordering. */
@@ -76,8 +104,11 @@ function prettySink(sink: Sink, colorize: boolean): Sink {
   const format = prettyFactory({
     colorize,
     translateTime: 'SYS:HH:MM:ss.l',
-    ignore: 'pid,hostname',
+    ignore: `pid,hostname,${FOLDED.join(',')}`,
     errorLikeObjectKeys: ['err', 'error'],
+    // One line per event, so a delivery reads as one line; other fields follow it as JSON.
+    singleLine: true,
+    messageFormat: foldedMessage,
   });
   return {
     write: (line: string) => sink.write(format(line)),

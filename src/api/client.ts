@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { Pool, type Dispatcher } from 'undici';
@@ -6,7 +7,8 @@ import type { Config } from '../config/schema.js';
 import type { CallContext } from './errors.js';
 import { createRoutePaths, parseBaseUrl, type RoutePaths } from './routes.js';
 import { toTransportError } from './transport.js';
-import { BodyTooLargeError, readCappedBody, readCappedBodyOr } from '../net/http.js';
+import { BodyTooLargeError } from '../net/http.js';
+import { HttpExchange } from '../net/http-exchange.js';
 import { PullBodyScanner, type OversizedPull } from './pull-scan.js';
 import { apiConnectionCap } from '../net/open-files.js';
 import { scrubberFor } from '../scrub.js';
@@ -92,7 +94,7 @@ export interface ApiClientDeps {
 /** How much of an oversized pull answer is read through for its id; past this it is a transport failure. */
 const OVERSIZED_SCAN_MAX_BYTES = 256 * 1024 * 1024;
 
-function header(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -157,13 +159,14 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
 
   async function send(request: ApiRequest): Promise<ApiResponse> {
     request.signal?.throwIfAborted();
-    const controller = new AbortController();
+    const scanner = request.scanOversized ? new PullBodyScanner() : undefined;
+    const exchange = new HttpExchange({ maxBytes: maxBodyBytes, overflow: scanner, overflowMaxBytes: OVERSIZED_SCAN_MAX_BYTES });
     let timedOut = false;
     const cancelDeadline = startDeadline(clock, timeoutMs, () => {
       timedOut = true;
-      controller.abort(new Error(`no answer within ${timeoutMs} ms`));
+      exchange.abort(new Error(`no answer within ${timeoutMs} ms`));
     });
-    const onCallerAbort = () => controller.abort(request.signal?.reason);
+    const onCallerAbort = () => exchange.abort(request.signal?.reason as Error);
     request.signal?.addEventListener('abort', onCallerAbort, { once: true });
     const started = performance.now();
     const sentWith = token.current();
@@ -177,26 +180,16 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
       headers['content-type'] = 'application/json';
     }
     try {
-      const response = await pool.request({
-        method: request.method,
-        path: request.path,
-        headers,
-        body,
-        signal: controller.signal,
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      });
-      const scanner = request.scanOversized ? new PullBodyScanner() : undefined;
-      const text = scanner
-        ? await readCappedBodyOr(response.body, maxBodyBytes, scanner, OVERSIZED_SCAN_MAX_BYTES)
-        : await readCappedBody(response.body, maxBodyBytes);
+      pool.dispatch({ method: request.method, path: request.path, headers, body, headersTimeout: 0, bodyTimeout: 0 }, exchange);
+      const response = await exchange.answer;
+      const text = response.body;
       const elapsedMs = Math.round(performance.now() - started);
       logger.debug(
-        { route: request.context.route, serverId: request.context.serverId, status: response.statusCode, ms: elapsedMs },
+        { route: request.context.route, serverId: request.context.serverId, status: response.status, ms: elapsedMs },
         'seller api answered',
       );
       return {
-        status: response.statusCode,
+        status: response.status,
         body: text ?? '',
         ...(text === undefined && scanner ? { oversized: scanner.result(maxBodyBytes) } : {}),
         elapsedMs,

@@ -11,8 +11,9 @@ import { exitCodeOf } from '../errors.js';
 import { scrubSecrets } from '../scrub.js';
 import { playerReader, playerSourceLabel } from '../players/reader.js';
 import { normalizeIdentifiers } from '../players/normalize.js';
+import { onlineText } from '../players/online-text.js';
 import { gameFor } from '../games/registry.js';
-import { knownSecretValues, loadShardFor, stderrLogger } from './common.js';
+import { commandLogger, knownSecretValues, loadShardFor } from './common.js';
 import { shardSummary, type Shard } from '../config/shard.js';
 import { openFileLimit } from '../net/open-files.js';
 import { openFilesWarning } from '../daemon/open-files-need.js';
@@ -89,8 +90,9 @@ function checkStateDir(stateDir: string): CheckLine {
 async function checkServer(server: ResolvedServer, config: Config): Promise<CheckLine[]> {
   const label = `server ${serverLabel(server)}`;
   const lines: CheckLine[] = [];
-  const logger = await stderrLogger(config, 'error');
-  const executor = createExecutor(server.executor, { logger, clock: systemClock });
+  const logger = await commandLogger(config, { warnings: false });
+  const preset = gameFor(server.players);
+  const executor = createExecutor(server.executor, { logger, clock: systemClock, passwordHint: preset.rconPassword });
   try {
     await executor.connect(AbortSignal.timeout(15_000));
     lines.push({ ok: true, text: `${label}: ${executor.connectedText}` });
@@ -100,14 +102,12 @@ async function checkServer(server: ResolvedServer, config: Config): Promise<Chec
     return lines;
   }
   try {
-    const preset = gameFor(server.players);
     const raw = await playerReader(server.players, preset, executor, logger)(AbortSignal.timeout(15_000));
     const { ids } = normalizeIdentifiers(raw);
     const source = playerSourceLabel(server.players);
-    const shown = ids.length > 10 ? `${ids.slice(0, 10).join(', ')}, …` : ids.join(', ');
     lines.push({
       ok: true,
-      text: `${label}: players read (${source}, identifier: ${preset.identifier}): ${ids.length} online${ids.length ? `: ${shown}` : ''}`,
+      text: `${label}: players read (${source}, identifier: ${preset.identifier}): ${onlineText(raw, ids, server.players.exec !== undefined)}`,
     });
   } catch (error) {
     lines.push({ ok: false, text: `${label}: could not read the player list: ${(error as Error).message}` });
@@ -142,7 +142,7 @@ async function checkTokens(config: Config): Promise<CheckLine[]> {
 }
 
 async function checkToken(config: Config, api: StoreApi, servers: readonly ResolvedServer[], label: string): Promise<CheckLine> {
-  const client = createApiClient(api, { logger: await stderrLogger(config, 'error') });
+  const client = createApiClient(api, { logger: await commandLogger(config, { warnings: false }) });
   try {
     const result = await proveToken(client, AbortSignal.timeout(api.timeoutMs + 1000));
     const where = api.baseUrl;
@@ -205,7 +205,7 @@ async function checkWebhook(config: Config): Promise<CheckLine[]> {
       ...webhook,
       secretsFor: () => undefined,
       wake: () => undefined,
-      logger: await stderrLogger(config, 'error'),
+      logger: await commandLogger(config, { warnings: false }),
       clock: systemClock,
     });
     await server.close();

@@ -2,7 +2,7 @@ import { serverLabel } from '../config/server-label.js';
 import type { Logger } from 'pino';
 import type { Config, ResolvedServer } from '../config/schema.js';
 import type { Shard } from '../config/shard.js';
-import { ConfigError, exitCodeOf } from '../errors.js';
+import { exitCodeOf, UsageError } from '../errors.js';
 import { scrubSecrets } from '../scrub.js';
 
 /*
@@ -54,10 +54,26 @@ export async function loadConfigFor(option: string | undefined): Promise<Config>
   return config;
 }
 
-/** Logger for commands whose stdout is their answer (rcon, players, check): logs go to stderr. */
-export async function stderrLogger(config: Config, level = 'warn'): Promise<Logger> {
+/**
+ * Logger for the one-shot commands (rcon, players, check), whose output is their own lines: a
+ * warning becomes a plain `porter: warning: …` line on stderr (scrubbed like every log line), and
+ * nothing at error level is printed, since what failed reaches the user as the command's own
+ * error or ✖ line. Without `warnings`, warnings are dropped too (`porter check` prints its own).
+ */
+export async function commandLogger(config: Config, options: { warnings: boolean } = { warnings: true }): Promise<Logger> {
   const { createLogger } = await import('../log.js');
-  const logger = createLogger({ level, pretty: process.stderr.isTTY, secrets: () => knownSecrets, destination: 2 });
+  const plain = {
+    write(line: string) {
+      const { level, msg } = JSON.parse(line) as { level?: string; msg?: unknown };
+      if (level === 'warn' && typeof msg === 'string') process.stderr.write(`porter: warning: ${msg}\n`);
+    },
+  };
+  const logger = createLogger({
+    level: options.warnings ? 'warn' : 'silent',
+    pretty: false,
+    secrets: () => knownSecrets,
+    destination: plain,
+  });
   for (const warning of config.warnings ?? []) logger.warn(warning);
   return logger;
 }
@@ -73,15 +89,16 @@ export async function daemonLogger(config: Config): Promise<Logger> {
   return logger;
 }
 
+/** The server `--server` names; a missing or unknown one is a usage error (64), as every flag value porter cannot use. */
 export function pickServer(config: Config, id: string | undefined): ResolvedServer {
   if (id === undefined) {
     if (config.servers.length === 1) return config.servers[0]!;
-    throw new ConfigError(
+    throw new UsageError(
       `the config has ${config.servers.length} servers: choose one with --server (${config.servers.map((s) => serverLabel(s)).join(', ')})`,
     );
   }
   const server = config.servers.find((s) => s.id === id || s.name === id);
-  if (!server) throw new ConfigError(`no server "${id}" in the config: use one of ${config.servers.map((s) => serverLabel(s)).join(', ')}`);
+  if (!server) throw new UsageError(`no server "${id}" in the config: use one of ${config.servers.map((s) => serverLabel(s)).join(', ')}`);
   return server;
 }
 

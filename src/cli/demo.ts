@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { DEMO_GAME_NAMES, type DemoGameName } from '../sim/demo-games.js';
+import { defaultSimStatePath } from '../sim/sim-state.js';
 import { action, daemonLogger } from './common.js';
 
 export function registerDemo(program: Command): void {
@@ -7,7 +8,7 @@ export function registerDemo(program: Command): void {
     .command('demo')
     .description('run porter against a simulated store API and game server on 127.0.0.1: no setup, no network')
     .addOption(new Option('--game <name>', 'the simulated game server').choices(DEMO_GAME_NAMES).default('minecraft'))
-    .option('--keep-running', 'keep delivering after the sample purchases (stop with Ctrl-C)', false)
+    .option('--keep-running', 'keep delivering after the sample purchases, and take more from porter sim buy (stop with Ctrl-C)', false)
     .option('--join-after <ms>', 'when the player Alex joins the game', (value) => Number.parseInt(value, 10), 3000)
     .addHelpText(
       'after',
@@ -22,6 +23,7 @@ export function registerDemo(program: Command): void {
           keepRunning: options.keepRunning,
           joinAfterMs: options.joinAfter,
           out: process.stdout,
+          statePath: defaultSimStatePath(),
           logger: async (config) => (logger = await daemonLogger(config)),
         });
         if (logger) await flushLogger(logger);

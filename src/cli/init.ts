@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { scrubSecrets } from '../scrub.js';
+import { UsageError } from '../errors.js';
 import { action, knownSecretValues, rememberSecret, reportFatal } from './common.js';
 
 function port(value: string): number {
@@ -27,7 +28,12 @@ export function registerInit(program: Command): void {
     .option('-y, --yes', 'use what was detected without asking', false)
     .option('--fix-game-settings', "apply the offered edits to the game's settings file (switch RCON on, set a password)", false)
     .option('--force', 'replace files that exist', false)
-    .option('--systemd', 'lay the files out for systemd/porter.service: secrets as its credentials, state in /var/lib/porter', false)
+    .option(
+      '--systemd',
+      'lay the files out for systemd/porter.service (config 0644, secrets 0600 as its credentials, state in /var/lib/porter), install the unit and, under a running systemd, check as the service will run',
+      false,
+    )
+    .option('--unit-dir <dir>', 'with --systemd: where to install porter.service (default /etc/systemd/system)')
     .addHelpText(
       'after',
       [
@@ -41,6 +47,8 @@ export function registerInit(program: Command): void {
     )
     .action(
       action(async (options: Parameters<typeof import('../init/init.js').runInit>[0]) => {
+        if (options.unitDir !== undefined && !options.systemd)
+          throw new UsageError('--unit-dir goes with --systemd: it says where the unit goes');
         const [{ runInit }, { flagsOnlyPrompter, InitCancelledError, terminalPrompter }, { SettingsChanges }] = await Promise.all([
           import('../init/init.js'),
           import('../init/prompter.js'),

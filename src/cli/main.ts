@@ -5,9 +5,6 @@
 // The Dockerfile's ENTRYPOINT passes the same flag; the bench reads it from this line.
 // First: it holds a SIGHUP that arrives while the rest loads.
 import './early-hangup.js';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { registerCheck } from './check.js';
 import { registerDemo } from './demo.js';
@@ -16,32 +13,21 @@ import { registerHistory } from './history.js';
 import { registerPlayers } from './players.js';
 import { registerRcon } from './rcon.js';
 import { registerRun } from './run.js';
-
-/** The installed package's version, found by walking up from this file (built or bundled). */
-function packageVersion(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'porter' && pkg.version) return pkg.version;
-    } catch {
-      // not here: keep walking up
-    }
-    if (dirname(dir) === dir) return 'unknown';
-  }
-}
+import { registerSim } from './sim.js';
+import { porterVersion } from '../version.js';
 
 const program = new Command()
   .name('porter')
   .description(
     "Delivers a game store's purchases to your game server: pulls delivery commands from the Seller API, runs them over RCON, WebRCON or a script, and reports each one exactly once.",
   )
-  .version(packageVersion())
+  .version(porterVersion())
   .showHelpAfterError()
   // A flag, argument or command commander cannot use is EX_USAGE, for every command; help and --version are 0.
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 64))
   .addHelpText(
     'after',
-    '\nExit codes: 0 clean stop, 78 configuration or credentials error (do not restart), 64 a flag or command it cannot use, 1 anything else.\nQuick look without a store: porter demo',
+    '\nExit codes: 0 clean stop, 78 configuration or credentials error (do not restart), 64 a flag or command it cannot use, 1 anything else.\nQuick look without a store: porter demo. Rehearse with a simulated store: porter sim',
   );
 
 registerRun(program);
@@ -49,6 +35,7 @@ registerCheck(program);
 registerRcon(program);
 registerPlayers(program);
 registerDemo(program);
+registerSim(program);
 registerInit(program);
 registerHistory(program);
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { systemClock } from '../clock.js';
-import { action, loadConfigFor, pickServer, stderrLogger } from './common.js';
+import { action, loadConfigFor, pickServer, commandLogger } from './common.js';
 
 export function registerPlayers(program: Command): void {
   program
@@ -16,19 +16,20 @@ export function registerPlayers(program: Command): void {
       action(async (options: { config?: string; server?: string }) => {
         const config = await loadConfigFor(options.config);
         const server = pickServer(config, options.server);
-        const logger = await stderrLogger(config);
+        const logger = await commandLogger(config);
         const [{ createExecutor }, { playerReader }, { normalizeIdentifiers }, { gameFor }] = await Promise.all([
           import('../protocols/registry.js'),
           import('../players/reader.js'),
           import('../players/normalize.js'),
           import('../games/registry.js'),
         ]);
-        const executor = createExecutor(server.executor, { logger, clock: systemClock });
+        const game = gameFor(server.players);
+        const executor = createExecutor(server.executor, { logger, clock: systemClock, passwordHint: game.rconPassword });
         let raw: string[];
         try {
           // A player-list script needs no connection to the game server.
           if (!server.players.exec) await executor.connect();
-          raw = await playerReader(server.players, gameFor(server.players), executor, logger)();
+          raw = await playerReader(server.players, game, executor, logger)();
         } finally {
           await executor.close();
         }

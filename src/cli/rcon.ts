@@ -2,7 +2,7 @@ import { serverLabel } from '../config/server-label.js';
 import type { Command } from 'commander';
 import { systemClock } from '../clock.js';
 import { ConfigError } from '../errors.js';
-import { action, loadConfigFor, pickServer, stderrLogger } from './common.js';
+import { action, loadConfigFor, pickServer, commandLogger } from './common.js';
 
 export function registerRcon(program: Command): void {
   program
@@ -24,8 +24,12 @@ export function registerRcon(program: Command): void {
             `server ${serverLabel(server)} uses a script executor, which has no console: run the script itself to test it`,
           );
         }
-        const { createExecutor } = await import('../protocols/registry.js');
-        const executor = createExecutor(server.executor, { logger: await stderrLogger(config), clock: systemClock });
+        const [{ createExecutor }, { gameFor }] = await Promise.all([import('../protocols/registry.js'), import('../games/registry.js')]);
+        const executor = createExecutor(server.executor, {
+          logger: await commandLogger(config),
+          clock: systemClock,
+          passwordHint: gameFor(server.players).rconPassword,
+        });
         try {
           await executor.connect();
           const answer = await executor.query(words.join(' '));

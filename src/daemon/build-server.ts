@@ -50,8 +50,8 @@ export interface SharedParts {
 export function buildServer(server: ResolvedServer, shared: SharedParts): ServerParts {
   const { client, journal, clock, budget } = shared;
   const logger = shared.logger.child({ server: serverLabel(server) });
-  const executor = createExecutor(server.executor, { logger, clock });
   const preset = gameFor(server.players);
+  const executor = createExecutor(server.executor, { logger, clock, passwordHint: preset.rconPassword });
   const read = playerReader(server.players, preset, executor, logger);
   const api = createServerApi({ client, serverId: server.id, budget, clock, logger });
   const patterns = compileFailurePatterns(preset, server.failurePatterns);

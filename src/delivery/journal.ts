@@ -31,7 +31,11 @@ export type { SettledId } from './settled-memory.js';
  * `pending()` is exactly the set of commands still owed a report.
  *
  * On disk: `journal.json`, a snapshot replaced atomically, and `journal-<generation>.log`, the
- * records appended since that snapshot, each synced before the call returns. Every
+ * records appended since that snapshot. A claim or an outcome is durable when its promise
+ * resolves: every record committed in one turn of the event loop goes to the log in one write and
+ * one fdatasync (group commit), after the turn (setImmediate). A thousand servers that claim
+ * at once cost one sync, not a thousand, and a slow disk holds the event loop once per turn
+ * instead of once per record. Every
  * LOG_RECORDS_PER_SNAPSHOT records (at start, and after any failed write) the state is folded
  * into a new snapshot and a new, empty log begins, so the log stays short, the start-up replay
  * fast, and a log that saw a failed write is never appended to again.
@@ -72,6 +76,8 @@ export class Journal {
   #recordsInLog = 0;
   /** Settles applied in memory but not yet on disk: they ride along with the next record. */
   #unwrittenSettles: JournalRecord[] = [];
+  /** Claims and outcomes of this turn, written together when it ends; their callers wait for it. */
+  #batch: Batch | undefined;
   #lastWriteError: Error | undefined;
   #writeFailures = 0;
 
@@ -95,17 +101,23 @@ export class Journal {
     return join(this.#dir, SNAPSHOT_FILE);
   }
 
-  /** Throws JournalWriteError when the claim could not be made durable; it is held in memory all the same. */
-  claim(serverId: string, id: string, command: string | undefined, now: number): void {
-    this.#write({ op: 'claim', serverId, id, ...(command === undefined ? {} : { command }), at: now });
+  /**
+   * Resolves once the claim is on the disk; rejects with JournalWriteError when it could not be made
+   * durable (it is held in memory all the same).
+   */
+  claim(serverId: string, id: string, command: string | undefined, now: number): Promise<void> {
+    return this.#commit({ op: 'claim', serverId, id, ...(command === undefined ? {} : { command }), at: now });
   }
 
-  /** Throws JournalWriteError when the outcome could not be made durable; it is held in memory all the same. */
-  recordOutcome(serverId: string, id: string, outcome: Outcome, now: number): void {
+  /**
+   * Resolves once the outcome is on the disk; rejects with JournalWriteError when it could not be
+   * made durable (it is held in memory all the same).
+   */
+  recordOutcome(serverId: string, id: string, outcome: Outcome, now: number): Promise<void> {
     if (!this.#state.entries[keyOf(serverId, id)]) {
-      throw new JournalWriteError(`no claim of command ${id} (server ${serverId}) to record an outcome for`);
+      return Promise.reject(new JournalWriteError(`no claim of command ${id} (server ${serverId}) to record an outcome for`));
     }
-    this.#write({ op: 'outcome', serverId, id, outcome, at: now });
+    return this.#commit({ op: 'outcome', serverId, id, outcome, at: now });
   }
 
   /**
@@ -122,9 +134,10 @@ export class Journal {
     this.#unwrittenSettles.push(record);
   }
 
-  /** Writes settled removals that are still only in memory. */
+  /** Writes at once what is still only in memory: this turn's records and settled removals. */
   flush(): void {
-    if (this.#unwrittenSettles.length > 0) this.#write();
+    if (this.#batch) this.#writeBatch();
+    else if (this.#unwrittenSettles.length > 0) this.#write([]);
   }
 
   /** Whether `id` is still owed a report or was settled lately (see SettledMemory for the bounds). */
@@ -168,14 +181,61 @@ export class Journal {
     }
   }
 
+  /** Writes this turn's records first, so that no caller is left waiting on a closed journal. */
   close(): void {
+    if (this.#batch) {
+      try {
+        this.#writeBatch();
+      } catch {
+        // Its callers were told (their promises rejected); what they committed is reported as unknown after a restart.
+      }
+    }
     this.#log?.close();
     this.#log = undefined;
   }
 
-  #write(record?: JournalRecord): void {
-    const records = record ? [...this.#unwrittenSettles, record] : this.#unwrittenSettles;
-    if (record) applyRecord(this.#state, record);
+  #commit(record: JournalRecord): Promise<void> {
+    applyRecord(this.#state, record);
+    let batch = this.#batch;
+    if (!batch) {
+      batch = { records: [], waiters: [] };
+      this.#batch = batch;
+      const scheduled = batch;
+      setImmediate(() => {
+        if (this.#batch === scheduled) this.#writeBatchQuietly();
+      });
+    }
+    batch.records.push(record);
+    const waiter = durability();
+    batch.waiters.push(waiter);
+    return waiter.promise;
+  }
+
+  /** The batch's callers learn of a failure from their promises. */
+  #writeBatchQuietly(): void {
+    try {
+      this.#writeBatch();
+    } catch {
+      // Rejected to every caller of the batch already.
+    }
+  }
+
+  #writeBatch(): void {
+    const batch = this.#batch;
+    if (!batch) return;
+    this.#batch = undefined;
+    try {
+      this.#write(batch.records);
+    } catch (error) {
+      for (const waiter of batch.waiters) waiter.reject(error);
+      throw error;
+    }
+    for (const waiter of batch.waiters) waiter.resolve();
+  }
+
+  /** `records` are applied in memory already; the settles still unwritten ride along. */
+  #write(records: readonly JournalRecord[]): void {
+    records = [...this.#unwrittenSettles, ...records];
     this.#guarded(() => {
       // After a failed write the state goes to the disk whole, as a new snapshot, instead.
       if (this.#log === undefined || this.#log.damaged) return this.#startNewLog();
@@ -211,6 +271,11 @@ export class Journal {
     }
     this.#log = log;
     this.#recordsInLog = 0;
+    // The snapshot holds this turn's records too: they are durable now, and appended again a claim
+    // would wipe an outcome the snapshot already holds when the log is replayed.
+    const covered = this.#batch;
+    this.#batch = undefined;
+    for (const waiter of covered?.waiters ?? []) waiter.resolve();
     if (previous) unlinkQuietly(this.#files, previous.path);
   }
 
@@ -293,4 +358,26 @@ function unlinkQuietly(files: JournalFs, path: string): void {
   } catch {
     // A stale log is ignored on read (its generation is not the snapshot's), so one left behind is harmless.
   }
+}
+
+interface Waiter {
+  readonly promise: Promise<void>;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface Batch {
+  readonly records: JournalRecord[];
+  readonly waiters: Waiter[];
+}
+
+/** A caller's wait for its batch (Promise.withResolvers, which Node 20 lacks). */
+function durability(): Waiter {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
 }

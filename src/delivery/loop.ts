@@ -166,7 +166,7 @@ export class DeliveryLoop {
     for (const entry of this.#o.journal.pending(this.#o.serverId)) {
       const outcome = this.#scrubbed(entry.outcome ?? unknownAfterRestart(entry));
       if (!entry.outcome) {
-        this.#recordOutcome(entry.id, outcome);
+        await this.#recordOutcome(entry.id, outcome);
         // An outcome the previous run decided is in the history already; this one was never decided.
         this.#o.history?.record({
           serverId: this.#o.serverId,
@@ -215,7 +215,7 @@ export class DeliveryLoop {
         return;
       case 'empty':
         this.#flushJournal(); // idle: a good moment to write settled removals
-        await this.#wake.sleepUnlessWoken((signal) => this.#o.clock.sleep(this.#o.idleDelay(), signal));
+        await this.#wake.sleepUnlessWoken(this.#o.clock, this.#o.idleDelay());
     }
   }
 
@@ -236,7 +236,7 @@ export class DeliveryLoop {
     let journaled = true;
     try {
       // The claim is written first, before any other work: it closes the claim gap as far as porter can.
-      journal.claim(serverId, id, typeof command === 'string' ? command : undefined, started);
+      await journal.claim(serverId, id, typeof command === 'string' ? command : undefined, started);
     } catch (error) {
       if (!(error instanceof JournalWriteError)) throw error;
       journaled = false;
@@ -260,7 +260,7 @@ export class DeliveryLoop {
     }
     const outcome = this.#scrubbed(decision.outcome);
     // A journal that cannot take the outcome does not hold the report back: the API's acceptance is the durable record.
-    if (journaled) this.#recordOutcome(id, outcome);
+    if (journaled) await this.#recordOutcome(id, outcome);
     const ms = clock.now() - started;
     this.#o.history?.record({
       serverId,
@@ -386,7 +386,10 @@ export class DeliveryLoop {
           return;
         }
         const wait = this.#pauseAfter(error, attempt, 'report');
-        this.#log.warn({ id, attempt, retryInMs: wait }, 'report not accepted yet; it stays in the journal and is retried');
+        this.#log.warn(
+          { id, attempt, retryInMs: wait, err: (error as Error)?.message ?? String(error) },
+          'report not accepted yet; it stays in the journal and is retried',
+        );
         await clock.sleep(wait, hard).catch(() => undefined);
       }
     }
@@ -417,9 +420,9 @@ export class DeliveryLoop {
   }
 
   /** A failed write is logged and shows in /healthz; the next pull waits until the journal is writable. */
-  #recordOutcome(id: string, outcome: Outcome): void {
+  async #recordOutcome(id: string, outcome: Outcome): Promise<void> {
     try {
-      this.#o.journal.recordOutcome(this.#o.serverId, id, outcome, this.#o.clock.now());
+      await this.#o.journal.recordOutcome(this.#o.serverId, id, outcome, this.#o.clock.now());
     } catch (error) {
       if (!(error instanceof JournalWriteError)) throw error;
       this.#log.error({ id, err: error.message }, 'could not journal the outcome: reporting it all the same');

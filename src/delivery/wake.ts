@@ -1,3 +1,5 @@
+import type { Clock } from '../clock.js';
+
 /**
  * A sleep that ends early when something worth acting on happens (a player joined, stop was
  * requested). Calling `wake()` while nobody sleeps is remembered for the next sleep, so a join
@@ -12,12 +14,36 @@ export class WakeSignal {
     else this.#pending = true;
   }
 
-  /** Resolves true when woken, false when `sleep` finished first. Never rejects. */
-  async sleepUnlessWoken(sleep: (signal: AbortSignal) => Promise<void>): Promise<boolean> {
+  /**
+   * Resolves true when woken, false when `ms` passed first. Never rejects. With a clock that has
+   * timers (the system clock) it is one timer and one promise: an idle fleet sleeps a thousand
+   * times a second, and an AbortController per sleep was a large share of what idling allocated
+   * (docs/benchmarks.md, fleet). A clock with only `sleep` (the tests' fake clock) is aborted instead.
+   */
+  sleepUnlessWoken(clock: Clock, ms: number): Promise<boolean> {
     if (this.#pending) {
       this.#pending = false;
-      return true;
+      return Promise.resolve(true);
     }
+    if (clock.setTimer) return this.#sleepTimed(clock as Required<Clock>, ms);
+    return this.#sleepAborted(clock, ms);
+  }
+
+  #sleepTimed(clock: Required<Clock>, ms: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const cancel = clock.setTimer(() => {
+        this.#waiter = undefined;
+        resolve(false);
+      }, ms);
+      this.#waiter = () => {
+        this.#waiter = undefined;
+        cancel();
+        resolve(true);
+      };
+    });
+  }
+
+  async #sleepAborted(clock: Clock, ms: number): Promise<boolean> {
     const controller = new AbortController();
     let woken = false;
     this.#waiter = () => {
@@ -25,9 +51,9 @@ export class WakeSignal {
       controller.abort();
     };
     try {
-      await sleep(controller.signal);
+      await clock.sleep(ms, controller.signal);
     } catch {
-      // aborted: either woken or the caller's own signal fired; the caller checks its own state.
+      // aborted: woken; the caller checks its own stop signal.
     } finally {
       this.#waiter = undefined;
     }

@@ -37,6 +37,7 @@ const ARK_DEFAULT_DENY: readonly string[] = ['DoExit', 'DestroyWildDinos', 'Dest
 
 export const arkGame: Game = {
   name: 'ark',
+  rconPassword: 'ARK: ServerAdminPassword in GameUserSettings.ini, [ServerSettings], or ?ServerAdminPassword= on the command line',
   identifier: 'SteamID64 on ARK: Survival Evolved, EOS id on ARK: Survival Ascended (the ID after the comma)',
   splitsOnSemicolon: false,
   failurePatterns: UNREAL_FAILURE_PATTERNS,

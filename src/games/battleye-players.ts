@@ -1,3 +1,4 @@
+import { ofPlayers, type OnlineIds } from './game.js';
 import { splitLines } from './text.js';
 
 /**
@@ -58,6 +59,7 @@ export function parseBattlEyePlayers(answer: string): BattlEyePlayer[] | null {
 }
 
 /** The identifiers of each player: the name and, once BattlEye computed it, the GUID. */
-export function battleyeIdentifiers(players: readonly BattlEyePlayer[]): string[] {
-  return players.flatMap((player) => [player.name, ...(player.guid === undefined ? [] : [player.guid])]).filter((id) => id !== '');
+export function battleyeIdentifiers(players: readonly BattlEyePlayer[]): OnlineIds {
+  const ids = players.flatMap((player) => [player.name, ...(player.guid === undefined ? [] : [player.guid])]).filter((id) => id !== '');
+  return ofPlayers(ids, players.filter((player) => player.name !== '' || player.guid !== undefined).length);
 }

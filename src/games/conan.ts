@@ -30,6 +30,7 @@ const CONAN_DEFAULT_DENY: readonly string[] = ['shutdown', 'MakeMeAdmin', 'SetSe
 
 export const conanGame: Game = {
   name: 'conan',
+  rconPassword: 'Conan Exiles: RconPassword in ConanSandbox/Saved/Config/<platform>Server/Game.ini, [RconPlugin]',
   identifier: 'Platform ID (the SteamID64 for Steam players)',
   splitsOnSemicolon: false,
   failurePatterns: [/^Command not recognized/im],

@@ -42,6 +42,7 @@ const FACTORIO_DEFAULT_DENY: readonly string[] = ['promote', 'quit', 'config', '
 
 export const factorioGame: Game = {
   name: 'factorio',
+  rconPassword: "Factorio: --rcon-password on the server's command line",
   identifier: 'player name (Factorio account name)',
   splitsOnSemicolon: false,
   failurePatterns: FACTORIO_FAILURE_PATTERNS,

@@ -8,6 +8,12 @@ export interface Game {
   readonly name: string;
   /** What the identifiers are (e.g. "player name", "SteamID64"), for docs and `porter check`. */
   readonly identifier: string;
+  /**
+   * Where the game's own settings keep the password of its Source RCON console, named when the
+   * game server rejects porter's ("Palworld: AdminPassword in PalWorldSettings.ini"). Games on
+   * other protocols have it in their protocol's own message.
+   */
+  readonly rconPassword?: string;
   /** Source consoles split on ';': such games refuse commands containing it. */
   readonly splitsOnSemicolon: boolean;
   /** Conservative patterns that mark a game answer as a failed delivery. */
@@ -16,4 +22,16 @@ export interface Game {
   readonly defaultDeny: readonly string[];
   /** Reads raw identifiers through `query` (runs one console command, returns the answer). */
   readPlayers(query: (command: string) => Promise<string>): Promise<string[]>;
+}
+
+/**
+ * Who is online, flat, as pulls send it. A game that lists several identifiers per player (a
+ * name, a platform id, a cross-platform id) says how many players they belong to in `players`,
+ * so a person is counted once; without it, each identifier is a player.
+ */
+export type OnlineIds = string[] & { readonly players?: number };
+
+/** `ids` of `players` players: the count rides along without being one of the identifiers. */
+export function ofPlayers(ids: string[], players: number): OnlineIds {
+  return Object.defineProperty(ids, 'players', { value: players, enumerable: false });
 }

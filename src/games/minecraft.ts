@@ -107,6 +107,7 @@ export function createMinecraftGame(): Game {
   let chosen: string | undefined;
   return {
     name: 'minecraft',
+    rconPassword: 'Minecraft: rcon.password in server.properties',
     identifier: 'player name (Java account name, from `list uuids` when the server supports it)',
     splitsOnSemicolon: false,
     failurePatterns: MINECRAFT_FAILURE_PATTERNS,

@@ -36,6 +36,7 @@ const PALWORLD_DEFAULT_DENY: readonly string[] = ['Shutdown', 'DoExit'];
 
 export const palworldGame: Game = {
   name: 'palworld',
+  rconPassword: 'Palworld: AdminPassword in PalWorldSettings.ini',
   identifier: 'SteamID64 (the steamid column of ShowPlayers; a "steam_" prefix is removed)',
   splitsOnSemicolon: false,
   failurePatterns: [/^Command not recognized/im],

@@ -1,4 +1,4 @@
-import type { Game } from './game.js';
+import { ofPlayers, type Game, type OnlineIds } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { splitLines } from './text.js';
 
@@ -44,19 +44,21 @@ export function parseSevenDaysRow(line: string): SevenDaysRow | null {
  * so a SteamID64 as stores know it; other platforms' ids such as `XBL_…` or `PSN_…` as printed)
  * and the cross-platform id as printed (`EOS_…`). Null when the answer has no `Total of` line.
  */
-export function parseSevenDaysPlayers(answer: string): string[] | null {
+export function parseSevenDaysPlayers(answer: string): OnlineIds | null {
   const lines = splitLines(answer);
   const total = lines.findIndex((line) => TOTAL.test(line.trim()));
   if (total < 0) return null;
   const ids: string[] = [];
+  let players = 0;
   for (const line of lines.slice(0, total)) {
     const row = parseSevenDaysRow(line);
     if (!row) continue;
+    players++;
     if (row.name.trim() !== '') ids.push(row.name);
     if (row.platformId) ids.push(row.platformId.replace(/^Steam_/, ''));
     if (row.crossId) ids.push(row.crossId);
   }
-  return ids;
+  return ofPlayers(ids, players);
 }
 
 /**

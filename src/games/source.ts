@@ -80,6 +80,7 @@ const SOURCE_DEFAULT_DENY: readonly string[] = [
 
 export const sourceGame: Game = {
   name: 'source',
+  rconPassword: 'Source: rcon_password in cfg/server.cfg, or +rcon_password on the command line',
   identifier: 'SteamID64 (from the STEAM_X:Y:Z / [U:1:W] column); on CS2, whose status shows no SteamID, the player name',
   splitsOnSemicolon: true,
   failurePatterns: SOURCE_FAILURE_PATTERNS,

@@ -1,4 +1,4 @@
-import type { Game } from './game.js';
+import { ofPlayers, type Game, type OnlineIds } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { splitLines } from './text.js';
 
@@ -14,11 +14,12 @@ import { splitLines } from './text.js';
  * the second field is read (the name comes later and may contain anything, "|" included), and
  * reading stops at the disconnected section.
  */
-export function parseSquadListPlayers(answer: string): string[] | null {
+export function parseSquadListPlayers(answer: string): OnlineIds | null {
   const lines = splitLines(answer);
   const start = lines.findIndex((line) => /^-+\s*Active Players\s*-+$/i.test(line.trim()));
   if (start < 0) return null;
   const ids: string[] = [];
+  let players = 0;
   for (const line of lines.slice(start + 1)) {
     const text = line.trim();
     if (/^-+\s*Recently Disconnected/i.test(text)) break;
@@ -29,8 +30,9 @@ export function parseSquadListPlayers(answer: string): string[] | null {
     const eos = /\bEOS:\s*([0-9a-f]{32})\b/i.exec(field)?.[1];
     if (steam) ids.push(steam);
     if (eos) ids.push(eos);
+    if (steam || eos) players++;
   }
-  return ids;
+  return ofPlayers(ids, players);
 }
 
 /** AdminEndMatch, AdminRestartMatch, AdminChangeLayer… end the round for everyone; AdminKillServer stops it. */
@@ -46,6 +48,7 @@ const SQUAD_DEFAULT_DENY: readonly string[] = [
 
 export const squadGame: Game = {
   name: 'squad',
+  rconPassword: 'Squad: Password in SquadGame/ServerConfig/Rcon.cfg',
   identifier: 'SteamID64 and EOS id (both are sent for every player)',
   splitsOnSemicolon: false,
   failurePatterns: [/^Command not recognized/im],

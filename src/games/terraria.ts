@@ -1,4 +1,4 @@
-import type { Game } from './game.js';
+import { ofPlayers, type Game, type OnlineIds } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 
 /**
@@ -16,7 +16,7 @@ export const TSHOCK_PLAYER_LIST_ROUTE = '/v2/players/list';
  * in. A slot still connecting may be inactive or have no name yet: only active entries count.
  * Both names are identifiers, so a store may address a buyer by either.
  */
-export function parseTShockPlayerList(answer: string): string[] | null {
+export function parseTShockPlayerList(answer: string): OnlineIds | null {
   let value: unknown;
   try {
     value = JSON.parse(answer);
@@ -27,14 +27,17 @@ export function parseTShockPlayerList(answer: string): string[] | null {
   const players = (value as { players?: unknown }).players;
   if (!Array.isArray(players)) return null;
   const ids: string[] = [];
+  let online = 0;
   for (const entry of players) {
     if (typeof entry !== 'object' || entry === null) continue;
     const { nickname, username, active } = entry as Record<string, unknown>;
     if (active === false) continue;
+    const before = ids.length;
     if (typeof nickname === 'string' && nickname.trim() !== '') ids.push(nickname);
     if (typeof username === 'string' && username.trim() !== '') ids.push(username);
+    if (ids.length > before) online++;
   }
-  return ids;
+  return ofPlayers(ids, online);
 }
 
 /**

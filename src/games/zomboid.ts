@@ -36,6 +36,7 @@ const ZOMBOID_DEFAULT_DENY: readonly string[] = [
 
 export const zomboidGame: Game = {
   name: 'zomboid',
+  rconPassword: 'Project Zomboid: RCONPassword in Server/<server name>.ini',
   identifier: 'username (as `players` lists it)',
   splitsOnSemicolon: false,
   // The console's own words for a command that did nothing (additem, addxp, addvehicle, …).

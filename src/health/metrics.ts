@@ -6,6 +6,7 @@ import type { RouteBudgetSnapshot } from '../api/budget.js';
 import type { HealthServerPart, HealthSource } from './source.js';
 import { evaluateHealth, type HealthPolicy } from './status.js';
 import { WEBHOOK_OUTCOMES, type WebhookOutcome } from '../webhook/outcome.js';
+import { porterVersion } from '../version.js';
 
 /**
  * porter's Prometheus metrics, in a registry of its own (never prom-client's global one, so two
@@ -233,6 +234,14 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
       for (const [server, health] of Object.entries(report.servers)) this.set({ server }, health.status === 'ok' ? 1 : 0);
     },
   });
+
+  // The usual build-info gauge: a dashboard or alert joins on it to say which porter and Node.js run.
+  new Gauge({
+    name: 'porter_build_info',
+    help: 'Always 1; its labels say which porter (version) runs on which Node.js (node).',
+    labelNames: ['version', 'node'] as const,
+    registers,
+  }).set({ version: porterVersion(), node: process.version }, 1);
 
   const webhookEvents = new Counter({
     name: 'porter_webhook_events_total',

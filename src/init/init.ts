@@ -6,10 +6,12 @@ import { chooseGameServer, type GameSetup } from './game-step.js';
 import { withEnvironment, type InitOptions } from './options.js';
 import { InitCancelledError, type Prompter } from './prompter.js';
 import { proveLogin } from './prove.js';
+import { porterCommand } from './porter-command.js';
 import { pickStoreServer } from './server-step.js';
 import { SettingsChanges } from './settings-change.js';
 import { chooseTarget } from './target-step.js';
 import { proveToken, type ProvenToken } from './token-step.js';
+import { finishSystemd, SYSTEM_UNIT_DIR, unitFile } from './systemd-step.js';
 import { writeSetup } from './write-setup.js';
 
 export interface InitDeps {
@@ -25,6 +27,8 @@ export interface InitDeps {
 /** The unit's LoadCredential= names (systemd/porter.service): porter reads them from $CREDENTIALS_DIRECTORY. */
 const SYSTEMD_SECRETS = { token: 'api-token', password: 'rcon-password' } as const;
 const PLAIN_SECRETS = { token: 'api-token', password: 'game-password' } as const;
+/** The Dockerfile's PORTER_HEALTH_PORT and the port docs/operations.md scrapes; loopback, as /healthz has no authentication. */
+const DEFAULT_HEALTH_LISTEN = '127.0.0.1:9464';
 
 /**
  * `porter init`: from nothing to a proven configuration. Where it will write is settled first
@@ -63,11 +67,7 @@ async function initSteps(given: InitOptions, deps: InitDeps, changes: SettingsCh
   for (;;) {
     const proof = await proveLogin(configFor(proven, store, game, options.systemd, true), dir);
     if (proof.kind === 'ok') {
-      const shown = proof.players.slice(0, 10).join(', ');
-      prompter.say(
-        'ok',
-        `${proof.connected}; ${proof.players.length} player${proof.players.length === 1 ? '' : 's'} online${shown ? `: ${shown}` : ''}`,
-      );
+      prompter.say('ok', `${proof.connected}; ${proof.online}`);
       break;
     }
     const where = `${game.host}:${game.port}`;
@@ -106,14 +106,25 @@ async function initSteps(given: InitOptions, deps: InitDeps, changes: SettingsCh
     if (next === 'write') break;
   }
 
+  const unit = options.systemd ? unitFile(dir, resolve(deps.cwd, options.unitDir ?? SYSTEM_UNIT_DIR)) : undefined;
   const configPath = await writeSetup({
     dir,
     config: configFor(proven, store, game, options.systemd, false),
     secrets: { [names.token]: proven.token, [names.password]: game.password },
     force: target.replace,
+    readableConfig: options.systemd,
+    others: unit ? [unit] : [],
   });
+  if (unit) {
+    prompter.say(
+      'ok',
+      `wrote ${configPath} (no secrets in it, readable by the service's user), the secrets beside it (${names.token}, ${names.password}, readable by root only: systemd hands them to the service) and ${unit.path}`,
+    );
+    await finishSystemd(prompter, unit.path);
+    return;
+  }
   prompter.say('ok', `wrote ${configPath} and the secrets beside it (${names.token}, ${names.password}), readable by their owner only`);
-  prompter.say('info', nextSteps(configPath, options.systemd, deps.cwd));
+  prompter.say('info', nextSteps(configPath, deps.cwd, env));
 }
 
 /**
@@ -146,18 +157,14 @@ function configFor(proven: ProvenToken, store: ServerSummary, game: GameSetup, s
       },
     ],
     stateDir: systemd ? '/var/lib/porter' : './state',
+    // /healthz and /metrics from the first start: the container's HEALTHCHECK asks this port.
+    health: { listen: DEFAULT_HEALTH_LISTEN },
   };
 }
 
-function nextSteps(configPath: string, systemd: boolean, cwd: string): string {
-  if (systemd) {
-    return [
-      'Next (systemd/porter.service reads the secrets as credentials; see docs/install.md):',
-      '  sudo systemctl daemon-reload && sudo systemctl enable --now porter',
-      '  journalctl -u porter -f',
-      'After editing the config later: sudo systemctl reload porter',
-    ].join('\n');
-  }
-  const shown = relative(cwd, configPath) || configPath;
-  return ['Next:', `  porter check -c ${shown}`, `  porter run -c ${shown}`].join('\n');
+function nextSteps(configPath: string, cwd: string, env: NodeJS.ProcessEnv): string {
+  const near = relative(cwd, configPath);
+  const shown = near === '' || near.startsWith('..') ? configPath : near;
+  const porter = porterCommand(env, cwd);
+  return ['Next:', `  ${porter} check -c ${shown}`, `  ${porter} run -c ${shown}`].join('\n');
 }

@@ -24,6 +24,8 @@ export interface InitOptions {
   readonly force: boolean;
   /** Lay the files out for systemd/porter.service: credentials in /etc/porter, state in /var/lib/porter. */
   readonly systemd: boolean;
+  /** With --systemd: where the unit goes (default /etc/systemd/system, where systemd reads it). */
+  readonly unitDir?: string | undefined;
 }
 
 /** Each option's environment variable, for options given neither as a flag nor asked. */

@@ -4,11 +4,12 @@ import { parseConfig } from '../config/load.js';
 import { isConfigurationError } from '../errors.js';
 import { gameFor } from '../games/registry.js';
 import { normalizeIdentifiers } from '../players/normalize.js';
+import { onlineText } from '../players/online-text.js';
 import { playerReader } from '../players/reader.js';
 import { createExecutor } from '../protocols/registry.js';
 
 export type LoginProof =
-  | { readonly kind: 'ok'; readonly connected: string; readonly players: readonly string[] }
+  | { readonly kind: 'ok'; readonly connected: string; readonly online: string }
   | { readonly kind: 'refused'; readonly message: string }
   /** `reason`: what the network said, without the daemon's advice about config keys init has not written yet. */
   | { readonly kind: 'unreachable'; readonly message: string; readonly reason: string };
@@ -25,7 +26,8 @@ export async function proveLogin(config: unknown, baseDir: string): Promise<Logi
   try {
     await executor.connect(AbortSignal.timeout(15_000));
     const raw = await playerReader(server.players, gameFor(server.players), executor, logger)();
-    return { kind: 'ok', connected: executor.connectedText, players: normalizeIdentifiers(raw).ids };
+    const { ids } = normalizeIdentifiers(raw);
+    return { kind: 'ok', connected: executor.connectedText, online: onlineText(raw, ids, false) };
   } catch (error) {
     const message = (error as Error).message;
     return isConfigurationError(error) ? { kind: 'refused', message } : { kind: 'unreachable', message, reason: networkReason(error) };

@@ -1,5 +1,5 @@
 import { chmod, mkdir, open, stat } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
@@ -11,50 +11,75 @@ export interface SetupFiles {
   /** File name (in `dir`) → secret. */
   readonly secrets: Readonly<Record<string, string>>;
   readonly force: boolean;
+  /**
+   * For a service that runs as another user (systemd's DynamicUser=): the folder 0755 and the
+   * config 0644 so that user can read it; the secrets stay 0600, for root to hand over.
+   */
+  readonly readableConfig?: boolean;
+  /** Other files (a systemd unit), written 0644; one that exists with exactly this text is no conflict. */
+  readonly others?: ReadonlyArray<{ readonly path: string; readonly text: string }>;
 }
 
 /**
  * Writes the config and the secrets with mode 0600 (set again on a file that existed, whatever its
- * mode was). Refuses, before writing anything, when one of them exists and `force` is not set.
- * Returns the config file's path.
+ * mode was; the config 0644 with `readableConfig`). Refuses, before writing anything, when one of
+ * them exists and `force` is not set. Returns the config file's path.
  */
 export async function writeSetup(files: SetupFiles): Promise<string> {
   const configPath = join(files.dir, 'config.json');
   const paths = [configPath, ...Object.keys(files.secrets).map((name) => join(files.dir, name))];
+  const others = files.others ?? [];
   if (!files.force) {
-    const existing = paths.filter((path) => existsSync(path));
+    const existing = [
+      ...paths.filter((path) => existsSync(path)),
+      ...others.filter((file) => differs(file.path, file.text)).map((file) => file.path),
+    ];
     if (existing.length > 0) {
       throw new ConfigError(
         `${existing.join(', ')} already exist${existing.length === 1 ? 's' : ''}: pass --force to replace, or --dir DIR to write elsewhere`,
       );
     }
   }
-  await mkdir(files.dir, { recursive: true, mode: 0o750 });
-  for (const [name, secret] of Object.entries(files.secrets)) await writePrivate(join(files.dir, name), `${secret}\n`);
-  const schema = schemaPath();
+  await mkdir(files.dir, { recursive: true, mode: files.readableConfig ? 0o755 : 0o750 });
+  // A folder left 0750 or 0700 (by an earlier porter init) would hide the config from the service's user.
+  if (files.readableConfig) await chmod(files.dir, (await stat(files.dir)).mode | 0o755);
+  for (const [name, secret] of Object.entries(files.secrets)) await writeFileMode(join(files.dir, name), `${secret}\n`, 0o600);
+  const schema = packageFile('config.schema.json');
   const config = schema ? { $schema: relative(files.dir, schema) || schema, ...(files.config as object) } : files.config;
-  await writePrivate(configPath, `${JSON.stringify(config, null, 2)}\n`);
+  await writeFileMode(configPath, `${JSON.stringify(config, null, 2)}\n`, files.readableConfig ? 0o644 : 0o600);
+  for (const file of others) {
+    await mkdir(dirname(file.path), { recursive: true, mode: 0o755 });
+    await writeFileMode(file.path, file.text, 0o644);
+  }
   return configPath;
 }
 
-async function writePrivate(path: string, text: string): Promise<void> {
-  const file = await open(path, 'w', 0o600);
+function differs(path: string, text: string): boolean {
   try {
-    // An existing file keeps its old mode through open(): set it before the secret goes in.
-    await file.chmod(0o600);
+    return readFileSync(path, 'utf8') !== text;
+  } catch {
+    return existsSync(path);
+  }
+}
+
+async function writeFileMode(path: string, text: string, mode: number): Promise<void> {
+  const file = await open(path, 'w', mode);
+  try {
+    // An existing file keeps its old mode through open(): set it before a secret goes in.
+    await file.chmod(mode);
     await file.writeFile(text);
     await file.sync();
   } finally {
     await file.close();
   }
-  if (((await stat(path)).mode & 0o077) !== 0) await chmod(path, 0o600);
+  if (((await stat(path)).mode & 0o777) !== mode) await chmod(path, mode);
 }
 
-/** config.schema.json of this installation, for editors: it sits at the package's root. */
-function schemaPath(): string | undefined {
+/** A file at the root of this installation's package (config.schema.json, systemd/porter.service). */
+export function packageFile(name: string): string | undefined {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
-    const candidate = join(dir, 'config.schema.json');
+    const candidate = join(dir, name);
     if (existsSync(candidate)) return candidate;
     dir = dirname(dir);
   }

@@ -33,32 +33,6 @@ export async function readCappedBody(body: Dispatcher.ResponseData['body'], maxB
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/**
- * Like readCappedBody, but past `maxBytes` the body goes on into `overflow` (which keeps what it
- * needs, not the body) up to `overflowMaxBytes`, and undefined is returned: the answer was too big
- * to keep, yet read to its end. Past `overflowMaxBytes` it rejects with BodyTooLargeError.
- */
-export async function readCappedBodyOr(
-  body: Dispatcher.ResponseData['body'],
-  maxBytes: number,
-  overflow: { write(chunk: Uint8Array): void },
-  overflowMaxBytes: number,
-): Promise<string | undefined> {
-  let chunks: Buffer[] | undefined = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > overflowMaxBytes) throw new BodyTooLargeError();
-    if (chunks !== undefined && size > maxBytes) {
-      for (const kept of chunks) overflow.write(kept);
-      chunks = undefined;
-    }
-    if (chunks === undefined) overflow.write(chunk);
-    else chunks.push(chunk);
-  }
-  return chunks === undefined ? undefined : Buffer.concat(chunks).toString('utf8');
-}
-
 /** The error's code; Node wraps happy-eyeballs failures in an AggregateError and undici sometimes nests a cause. */
 export function errorCode(error: unknown): string | undefined {
   const seen = new Set<unknown>();

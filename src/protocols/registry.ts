@@ -9,7 +9,11 @@ import { TelnetExecutor } from './telnet/executor.js';
 import { TShockExecutor } from './tshock/executor.js';
 import { WebRconExecutor } from './webrcon/executor.js';
 
-export function createExecutor(config: ResolvedExecutor, deps: { logger: Logger; clock: Clock }): Executor {
+/** `passwordHint`: where the configured game keeps its RCON password (Game.rconPassword), named when it is rejected. */
+export function createExecutor(
+  config: ResolvedExecutor,
+  deps: { logger: Logger; clock: Clock; passwordHint?: string | undefined },
+): Executor {
   switch (config.type) {
     case 'rcon':
       return new RconExecutor(config, deps);

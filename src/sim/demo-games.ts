@@ -16,7 +16,14 @@ export interface DemoGameServer {
   /** The config's `executor` section for it, without the password (the demo writes a passwordFile). */
   readonly executor: Record<string, unknown>;
   join(player: string): void;
+  /** The commands it ran so far, read-only listings left out, oldest first. */
+  ran(): string[];
   close(): Promise<void>;
+}
+
+/** The deliveries among what a simulated server executed: every command but its listings. */
+function deliveries(executed: ReadonlyArray<{ readonly command: string; readonly query: boolean }>): string[] {
+  return executed.filter((e) => !e.query).map((e) => e.command);
 }
 
 export interface DemoGame {
@@ -44,6 +51,7 @@ async function rconGame(
     address: `RCON ${server.host}:${server.port}`,
     executor: { type: 'rcon', host: server.host, port: server.port },
     join: (player: string) => server.join(player),
+    ran: () => deliveries(server.executed),
     close: () => server.close(),
   };
 }
@@ -55,6 +63,7 @@ async function sevenDaysGame(password: string, online: readonly string[]): Promi
     address: `telnet ${server.host}:${server.port}`,
     executor: { type: 'telnet', host: server.host, port: server.port },
     join: (player: string) => server.join(player),
+    ran: () => deliveries(server.executed),
     close: () => server.close(),
   };
 }
@@ -66,6 +75,7 @@ async function tshockGame(token: string, online: readonly string[]): Promise<Dem
     address: `TShock REST ${server.url}`,
     executor: { type: 'tshock', host: server.host, port: server.port },
     join: (player: string) => server.join(player),
+    ran: () => deliveries(server.executed),
     close: () => server.close(),
   };
 }
@@ -81,6 +91,7 @@ async function dayzGame(password: string, online: readonly string[]): Promise<De
     address: `BattlEye RCon ${server.host}:${server.port} (UDP)`,
     executor: { type: 'battleye', host: server.host, port: server.port },
     join: (player: string) => server.join(player),
+    ran: () => deliveries(server.executed),
     close: () => server.close(),
   };
 }

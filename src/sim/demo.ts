@@ -1,17 +1,18 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { loadConfig } from '../config/load.js';
 import { runDaemon } from '../daemon/daemon.js';
-import { DEMO_GAMES, type DemoGame, type DemoGameName, type DemoGameServer } from './demo-games.js';
-import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi, type SimCommand } from './seller-api.js';
+import { openCheckout, type Checkout } from './checkout.js';
+import type { DemoGameName } from './demo-games.js';
+import { examplePurchase, startSimStore, storeSummary, type SimStore } from './sim-store.js';
 
 /**
  * `porter demo`: the real daemon against the simulated store and a simulated game server, with a
  * handful of purchases, one for a player who joins a few seconds in, and one for a player who never
- * comes (the game's own "no such player" answer becomes a failed delivery).
+ * comes (the game's own "no such player" answer becomes a failed delivery). With `keepRunning` it
+ * goes on until stopped, and takes purchases as `porter sim` does (`porter sim buy`).
  */
 
 export interface DemoOptions {
@@ -20,34 +21,30 @@ export interface DemoOptions {
   readonly keepRunning: boolean;
   readonly joinAfterMs: number;
   readonly out: NodeJS.WritableStream;
+  /** With keepRunning: where `porter sim buy` finds the demo's purchases route. */
+  readonly statePath: string;
 }
 
 export async function runDemo(options: DemoOptions): Promise<number> {
-  const password = randomBytes(12).toString('hex');
-  const api = await startSellerApi({ idStart: 9_007_199_254_740_993n });
-  const scenario: DemoGame = DEMO_GAMES[options.game];
-  const game = await scenario.start(password, [scenario.online]);
+  const store = await startSimStore(options.game);
   const dir = mkdtempSync(join(tmpdir(), 'porter-demo-'));
+  let checkout: Checkout | undefined;
   try {
-    return await demonstrate(api, game, scenario, dir, password, options);
+    if (options.keepRunning) checkout = await openCheckout(store, options.game, options.statePath);
+    return await demonstrate(store, dir, options, checkout);
   } finally {
-    await Promise.all([api.close(), game.close()]);
+    await checkout?.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function demonstrate(
-  api: FakeSellerApi,
-  game: DemoGameServer,
-  scenario: DemoGame,
-  dir: string,
-  password: string,
-  options: DemoOptions,
-): Promise<number> {
+async function demonstrate(store: SimStore, dir: string, options: DemoOptions, checkout: Checkout | undefined): Promise<number> {
+  const { api, game, scenario, serverId } = store;
   const { out } = options;
   const configPath = join(dir, 'config.json');
-  writeFileSync(join(dir, 'api-token'), SIM_TOKEN, { mode: 0o600 });
-  writeFileSync(join(dir, 'game-password'), password, { mode: 0o600 });
+  writeFileSync(join(dir, 'api-token'), store.token, { mode: 0o600 });
+  writeFileSync(join(dir, 'game-password'), store.password, { mode: 0o600 });
   writeFileSync(
     configPath,
     JSON.stringify(
@@ -55,7 +52,7 @@ async function demonstrate(
         api: { baseUrl: api.url, tokenFile: './api-token' },
         servers: [
           {
-            id: SIM_SERVER_ID,
+            id: serverId,
             name: `demo-${options.game}`,
             executor: { ...game.executor, passwordFile: './game-password' },
             players: { preset: scenario.preset, refreshMs: 1000 },
@@ -72,8 +69,8 @@ async function demonstrate(
   );
 
   const now = Date.now();
-  for (const purchase of scenario.purchases) api.enqueue(SIM_SERVER_ID, purchase);
-  api.enqueue(SIM_SERVER_ID, { command: scenario.thanks, offlineExecute: true, executeAt: now + 2000 });
+  for (const purchase of scenario.purchases) api.enqueue(serverId, purchase);
+  api.enqueue(serverId, { command: scenario.thanks, offlineExecute: true, executeAt: now + 2000 });
   const total = scenario.purchases.length + 1;
 
   out.write(
@@ -82,6 +79,7 @@ async function demonstrate(
       `  store API     ${api.url}   game server ${game.address}`,
       `  config        ${configPath}`,
       `  ${total} purchases queued; ${scenario.online} is online, ${scenario.joiner} joins in ${Math.round(options.joinAfterMs / 1000)} s, ${scenario.absent} never comes.`,
+      ...(checkout ? [`  runs until Ctrl-C; buy more from another terminal: ${buyHint(store)}`] : []),
       '',
     ].join('\n'),
   );
@@ -93,7 +91,8 @@ async function demonstrate(
     const settled = api.commands().filter((c) => c.status === 'EXECUTED' || c.status === 'FAILED');
     if (settled.length === total && !options.keepRunning) stop.abort();
   }, 100);
-  const deadline = setTimeout(() => stop.abort(), 60_000);
+  // Without --keep-running, a demo that cannot settle its purchases still ends.
+  const deadline = options.keepRunning ? undefined : setTimeout(() => stop.abort(), 60_000);
   let code: number;
   try {
     code = await runDaemon({ config, logger: await options.logger(config), stopSignal: stop.signal, handleSignals: true });
@@ -102,17 +101,13 @@ async function demonstrate(
     clearInterval(watcher);
     clearTimeout(deadline);
   }
-  out.write(`\n${summary(api.commands())}\n`);
+  out.write(`\n${storeSummary(api.commands())}\n`);
   const unsettled = api.commands().filter((c) => c.status !== 'EXECUTED' && c.status !== 'FAILED').length;
   if (code !== 0) return code;
   return unsettled === 0 || options.keepRunning ? 0 : 1;
 }
 
-function summary(commands: readonly SimCommand[]): string {
-  const rows = commands.map((c) => {
-    const mark = c.status === 'EXECUTED' ? '✔' : c.status === 'FAILED' ? '✖' : '…';
-    const detail = c.status === 'FAILED' && c.error ? `  (${c.error.slice(0, 80)})` : '';
-    return `  ${mark} ${c.status.padEnd(10)} #${c.id}  ${String(c.command)}${detail}`;
-  });
-  return ['What the store saw:', ...rows].join('\n');
+function buyHint(store: SimStore): string {
+  const { command, player } = examplePurchase(store);
+  return `porter sim buy '${command}' --player '${player}'`;
 }

@@ -91,7 +91,7 @@ describe('porter check', () => {
       result.stdout,
     );
     assert.match(result.stdout, /RCON \(minecraft\) login to 127\.0\.0\.1:\d+ accepted/);
-    assert.match(result.stdout, /2 online: steve, alex_2/);
+    assert.match(result.stdout, /2 players online: steve, alex_2/);
     assert.match(result.stdout, /API token accepted/);
     assert.match(result.stdout, /state directory writable/);
     assert.equal(api.claimedCount, claimedBefore, 'check must not claim a command');

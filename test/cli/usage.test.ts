@@ -27,6 +27,9 @@ describe('usage errors', () => {
     [['deliver'], /unknown command 'deliver'/],
     [['init', '--nope'], /unknown option '--nope'/],
     [['init', '--rcon-port', '25575x'], /option '--rcon-port <port>' argument '25575x' is invalid\. expected a port, 1 to 65535/],
+    [['sim', '--game', 'tetris'], /argument 'tetris' is invalid\. Allowed choices are minecraft, /],
+    [['sim', 'buy'], /missing required argument 'command'/],
+    [['sim', 'buy', 'say hi', '--bogus'], /unknown option '--bogus'/],
   ] as const) {
     test(`porter ${args.join(' ')}: exit 64, naming it`, async () => {
       const result = await porter(args);
@@ -39,5 +42,6 @@ describe('usage errors', () => {
     assert.equal((await porter(['--help'])).code, 0);
     assert.equal((await porter(['--version'])).code, 0);
     assert.equal((await porter(['run', '--help'])).code, 0);
+    assert.equal((await porter(['sim', 'buy', '--help'])).code, 0);
   });
 });

@@ -20,6 +20,7 @@ const SERVER = '1b4e28ba-2fa1-11d2-883f-0016d3cca427';
 
 type Step =
   | { readonly op: 'claim' }
+  | { readonly op: 'claims'; readonly count: number }
   | { readonly op: 'outcome'; readonly pick: number; readonly failed: boolean }
   | { readonly op: 'settle'; readonly pick: number }
   | { readonly op: 'flush' }
@@ -27,6 +28,8 @@ type Step =
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.constant({ op: 'claim' as const }) },
+  // Several claims in one turn of the event loop: one group commit carries them all.
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('claims' as const), count: fc.integer({ min: 2, max: 5 }) }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('outcome' as const), pick: fc.nat(), failed: fc.boolean() }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('settle' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.constant({ op: 'flush' as const }) },
@@ -53,9 +56,9 @@ interface Told {
 }
 
 describe('journal under disk faults and crashes (property)', () => {
-  test('after a restart, exactly what was durable is owed, and the journal always reads back', () => {
-    fc.assert(
-      fc.property(plan, ({ steps, failAt, dieAt, tornFraction }) => {
+  test('after a restart, exactly what was durable is owed, and the journal always reads back', async () => {
+    await fc.assert(
+      fc.asyncProperty(plan, async ({ steps, failAt, dieAt, tornFraction }) => {
         const dir = mkdtempSync(join(tmpdir(), 'porter-journal-prop-'));
         try {
           const disk = new FaultyFs({ failAt: new Map(failAt), dieAt, tornFraction });
@@ -82,8 +85,20 @@ describe('journal under disk faults and crashes (property)', () => {
                 case 'claim': {
                   const id = String(nextId++);
                   told.set(id, { claimDurable: false, outcomeDurable: false, settled: false, settleDurable: false });
-                  journal.claim(SERVER, id, `say ${id}`, 1);
+                  await journal.claim(SERVER, id, `say ${id}`, 1);
                   told.get(id)!.claimDurable = true;
+                  wrote(true);
+                  break;
+                }
+                case 'claims': {
+                  const ids = Array.from({ length: s.count }, () => String(nextId++));
+                  for (const id of ids) told.set(id, { claimDurable: false, outcomeDurable: false, settled: false, settleDurable: false });
+                  const results = await Promise.allSettled(ids.map((id) => journal.claim(SERVER, id, `say ${id}`, 1)));
+                  // One write carried them all: every caller hears the same answer.
+                  assert.equal(new Set(results.map((r) => r.status)).size, 1, 'one group commit, two answers');
+                  const failure = results.find((r) => r.status === 'rejected');
+                  if (failure) throw failure.reason;
+                  for (const id of ids) told.get(id)!.claimDurable = true;
                   wrote(true);
                   break;
                 }
@@ -91,7 +106,9 @@ describe('journal under disk faults and crashes (property)', () => {
                   if (live.length === 0) break;
                   const [id, t] = live[s.pick % live.length]!;
                   t.outcome = s.failed ? { result: 'failed', reason: `reason ${id}` } : { result: 'done' };
-                  journal.recordOutcome(SERVER, id, t.outcome, 2);
+                  // A new outcome is durable only once its call returns: until then the disk may hold the one before.
+                  t.outcomeDurable = false;
+                  await journal.recordOutcome(SERVER, id, t.outcome, 2);
                   t.outcomeDurable = true;
                   wrote(true);
                   break;

@@ -3,6 +3,8 @@ import { appendFileSync, mkdtempSync, symlinkSync, readdirSync, readFileSync, rm
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
+import * as fs from 'node:fs';
+import type { JournalFs } from '../../src/delivery/journal-fs.js';
 import { Journal, LOG_RECORDS_PER_SNAPSHOT, readJournal } from '../../src/delivery/journal.js';
 import { FaultyFs } from '../helpers/faulty-fs.js';
 
@@ -18,9 +20,50 @@ afterEach(() => {
 });
 
 describe('journal', () => {
-  test('a claim survives a restart and is pending until settled', () => {
+  test('claims and outcomes of one turn share one write and one sync, and none is told durable before it', async () => {
     const dir = stateDir();
-    new Journal(dir).claim(server, '9007199254740993', 'give Steve diamond 1', 1000);
+    const events: string[] = [];
+    const files: JournalFs = {
+      ...fs,
+      fdatasyncSync: (fd) => {
+        events.push('sync');
+        fs.fdatasyncSync(fd);
+      },
+    };
+    const journal = new Journal(dir, { files });
+    await journal.claim(server, '0', 'say zero', 1);
+    events.length = 0;
+    const claims = Array.from({ length: 1000 }, (_, i) =>
+      journal.claim(server, String(i + 1), `say ${i + 1}`, 2).then(() => events.push('durable')),
+    );
+    const outcome = journal.recordOutcome(server, '0', { result: 'done' }, 2).then(() => events.push('durable'));
+    await Promise.all([...claims, outcome]);
+    assert.equal(events.filter((e) => e === 'sync').length, 1, 'one sync for the whole turn');
+    assert.equal(events[0], 'sync', 'a caller was told durable before the sync');
+    const reopened = new Journal(dir);
+    assert.equal(reopened.pending(server).length, 1001);
+    assert.deepEqual(reopened.recall(server, '0', 3), {
+      kind: 'pending',
+      entry: { serverId: server, id: '0', command: 'say zero', claimedAt: 1, outcome: { result: 'done' }, outcomeAt: 2 },
+    });
+  });
+
+  test('a turn whose write fails tells every caller of it', async () => {
+    const dir = stateDir();
+    const disk = new FaultyFs();
+    const journal = new Journal(dir, { files: disk.files() });
+    disk.refuseWith = 'EIO';
+    const results = await Promise.allSettled([journal.claim(server, '1', 'say one', 1), journal.claim(server, '2', 'say two', 1)]);
+    assert.deepEqual(
+      results.map((r) => r.status === 'rejected' && (r.reason as { code?: string }).code),
+      ['E_JOURNAL_WRITE', 'E_JOURNAL_WRITE'],
+    );
+    assert.equal(journal.writable, false);
+  });
+
+  test('a claim survives a restart and is pending until settled', async () => {
+    const dir = stateDir();
+    await new Journal(dir).claim(server, '9007199254740993', 'give Steve diamond 1', 1000);
     const reopened = new Journal(dir);
     assert.deepEqual(reopened.pending(server), [
       { serverId: server, id: '9007199254740993', command: 'give Steve diamond 1', claimedAt: 1000 },
@@ -31,43 +74,43 @@ describe('journal', () => {
     assert.deepEqual(new Journal(dir).pending(), []);
   });
 
-  test('a settled entry reaches the disk with the next claim, without a write of its own', () => {
+  test('a settled entry reaches the disk with the next claim, without a write of its own', async () => {
     const dir = stateDir();
     const journal = new Journal(dir);
-    journal.claim(server, '1', 'say one', 1);
-    journal.recordOutcome(server, '1', { result: 'done' }, 2);
+    await journal.claim(server, '1', 'say one', 1);
+    await journal.recordOutcome(server, '1', { result: 'done' }, 2);
     journal.settle(server, '1', 3);
     assert.equal(readJournal(dir).length, 1, 'not written yet: a crash now reports it again, which the API answers as already settled');
-    journal.claim(server, '2', 'say two', 3);
+    await journal.claim(server, '2', 'say two', 3);
     assert.deepEqual(
       readJournal(dir).map((e) => e.id),
       ['2'],
     );
   });
 
-  test('an outcome is kept with its claim and read back after a restart', () => {
+  test('an outcome is kept with its claim and read back after a restart', async () => {
     const dir = stateDir();
     const journal = new Journal(dir);
-    journal.claim(server, '7', 'say hi', 1);
-    journal.recordOutcome(server, '7', { result: 'failed', reason: 'the game answered: No player was found' }, 2);
+    await journal.claim(server, '7', 'say hi', 1);
+    await journal.recordOutcome(server, '7', { result: 'failed', reason: 'the game answered: No player was found' }, 2);
     const [entry] = new Journal(dir).pending(server);
     assert.deepEqual(entry?.outcome, { result: 'failed', reason: 'the game answered: No player was found' });
     assert.equal(entry?.outcomeAt, 2);
   });
 
-  test('entries of different servers are kept apart', () => {
+  test('entries of different servers are kept apart', async () => {
     const dir = stateDir();
     const journal = new Journal(dir);
-    journal.claim(server, '1', 'a', 1);
-    journal.claim('00000000-0000-0000-0000-000000000002', '1', 'b', 1);
+    await journal.claim(server, '1', 'a', 1);
+    await journal.claim('00000000-0000-0000-0000-000000000002', '1', 'b', 1);
     assert.equal(journal.pending(server).length, 1);
     assert.equal(journal.pending().length, 2);
   });
 
-  test('the disk holds the claim as soon as claim() returns, for a reader that writes nothing', () => {
+  test('the disk holds the claim as soon as claim() returns, for a reader that writes nothing', async () => {
     const dir = stateDir();
     const journal = new Journal(dir);
-    journal.claim(server, '42', 'give Alex emerald 3', 5);
+    await journal.claim(server, '42', 'give Alex emerald 3', 5);
     const before = listing(dir);
     assert.deepEqual(
       readJournal(dir).map((e) => e.id),
@@ -76,11 +119,11 @@ describe('journal', () => {
     assert.deepEqual(listing(dir), before, 'readJournal changed the state directory');
   });
 
-  test('a claim cut short by a crash at the end of the log is dropped; the records before it stand', () => {
+  test('a claim cut short by a crash at the end of the log is dropped; the records before it stand', async () => {
     const dir = stateDir();
     const journal = new Journal(dir);
-    journal.claim(server, '1', 'say one', 1);
-    journal.recordOutcome(server, '1', { result: 'done' }, 2);
+    await journal.claim(server, '1', 'say one', 1);
+    await journal.recordOutcome(server, '1', { result: 'done' }, 2);
     appendFileSync(logOf(dir), '{"op":"claim","serverId":"' + server + '","id":"2","comm');
     const entries = new Journal(dir).pending();
     assert.deepEqual(
@@ -89,9 +132,9 @@ describe('journal', () => {
     );
   });
 
-  test('zeros where a crash left unwritten data at the end are dropped too', () => {
+  test('zeros where a crash left unwritten data at the end are dropped too', async () => {
     const dir = stateDir();
-    new Journal(dir).claim(server, '1', 'say one', 1);
+    await new Journal(dir).claim(server, '1', 'say one', 1);
     appendFileSync(logOf(dir), Buffer.alloc(300));
     assert.deepEqual(
       new Journal(dir).pending().map((e) => e.id),
@@ -99,10 +142,10 @@ describe('journal', () => {
     );
   });
 
-  test('a damaged line in the middle of the log stops the start with the file and line named, and changes nothing', () => {
+  test('a damaged line in the middle of the log stops the start with the file and line named, and changes nothing', async () => {
     const dir = stateDir();
     const journal = new Journal(dir);
-    journal.claim(server, '1', 'say one', 1);
+    await journal.claim(server, '1', 'say one', 1);
     const log = logOf(dir);
     const good = readFileSync(log, 'utf8');
     writeFileSync(log, `not json\n${good}`);
@@ -120,15 +163,15 @@ describe('journal', () => {
     assert.equal(readFileSync(log, 'utf8'), `not json\n${good}`);
   });
 
-  test('the log is folded into the snapshot every LOG_RECORDS_PER_SNAPSHOT records, and nothing is lost across the fold', () => {
+  test('the log is folded into the snapshot every LOG_RECORDS_PER_SNAPSHOT records, and nothing is lost across the fold', async () => {
     const dir = stateDir();
     const journal = new Journal(dir);
     // Every delivery writes a claim and an outcome; the settle rides on the next claim.
     const deliveries = LOG_RECORDS_PER_SNAPSHOT + 10;
     for (let i = 0; i < deliveries; i++) {
       if (i > 0) journal.settle(server, String(i - 1), i);
-      journal.claim(server, String(i), `say ${i}`, i);
-      journal.recordOutcome(server, String(i), { result: 'done' }, i);
+      await journal.claim(server, String(i), `say ${i}`, i);
+      await journal.recordOutcome(server, String(i), { result: 'done' }, i);
     }
     const logs = readdirSync(dir).filter((name) => name.endsWith('.log'));
     assert.equal(logs.length, 1, `one log at a time, got ${logs.join(', ')}`);
@@ -154,11 +197,11 @@ describe('journal', () => {
     assert.deepEqual(listing(dir), before);
   });
 
-  test('a settled id is remembered with its outcome across restarts, and is no longer pending', () => {
+  test('a settled id is remembered with its outcome across restarts, and is no longer pending', async () => {
     const dir = stateDir();
     const journal = new Journal(dir, { now: () => 4 });
-    journal.claim(server, '12', 'give Steve diamond 1', 1);
-    journal.recordOutcome(server, '12', { result: 'failed', reason: 'the game answered: No player was found' }, 2);
+    await journal.claim(server, '12', 'give Steve diamond 1', 1);
+    await journal.recordOutcome(server, '12', { result: 'failed', reason: 'the game answered: No player was found' }, 2);
     journal.settle(server, '12', 3);
     journal.flush();
     const reopened = new Journal(dir, { now: () => 4 });
@@ -172,13 +215,13 @@ describe('journal', () => {
     assert.equal(reopened.recall('00000000-0000-0000-0000-000000000002', '12', 4), undefined, 'remembered per server');
   });
 
-  test('the settled-id memory is bounded in count per server and in age, across snapshots', () => {
+  test('the settled-id memory is bounded in count per server and in age, across snapshots', async () => {
     const dir = stateDir();
     const limits = { maxPerServer: 3, maxAgeMs: 1000 };
     const journal = new Journal(dir, { settledLimits: limits, now: () => 10 });
     for (let i = 0; i < 5; i++) {
-      journal.claim(server, String(i), `say ${i}`, i);
-      journal.recordOutcome(server, String(i), { result: 'done' }, i);
+      await journal.claim(server, String(i), `say ${i}`, i);
+      await journal.recordOutcome(server, String(i), { result: 'done' }, i);
       journal.settle(server, String(i), i);
     }
     journal.flush();
@@ -206,7 +249,7 @@ describe('journal', () => {
     assert.ok(!readdirSync(dir).includes('journal-1.log'));
   });
 
-  test('a failed write throws a clear error, keeps the state in memory, and the next write makes all of it durable', () => {
+  test('a failed write throws a clear error, keeps the state in memory, and the next write makes all of it durable', async () => {
     const dir = stateDir();
     // The disk fills up after the start: every write fails with ENOSPC until space is freed.
     // (Not a link to /dev/full: porter refuses a device in place of a journal file outright.)
@@ -214,14 +257,11 @@ describe('journal', () => {
     const journal = new Journal(dir, { files: disk.files() });
     assert.equal(journal.writable, true);
     disk.refuseWith = 'ENOSPC';
-    assert.throws(
-      () => journal.claim(server, '1', 'say one', 1),
-      (error: Error & { code?: string }) => {
-        assert.equal(error.code, 'E_JOURNAL_WRITE');
-        assert.match(error.message, /ENOSPC.*check that the state directory is writable and the disk is not full/);
-        return true;
-      },
-    );
+    await assert.rejects(journal.claim(server, '1', 'say one', 1), (error: Error & { code?: string }) => {
+      assert.equal(error.code, 'E_JOURNAL_WRITE');
+      assert.match(error.message, /ENOSPC.*check that the state directory is writable and the disk is not full/);
+      return true;
+    });
     assert.equal(journal.writable, false);
     assert.equal(journal.writeFailures, 1);
     assert.deepEqual(
@@ -231,7 +271,7 @@ describe('journal', () => {
     );
     assert.ok(journal.lastWriteError);
     disk.refuseWith = undefined;
-    journal.claim(server, '2', 'say two', 2);
+    await journal.claim(server, '2', 'say two', 2);
     assert.equal(journal.writable, true);
     assert.deepEqual(
       new Journal(dir).pending().map((e) => e.id),
@@ -239,7 +279,7 @@ describe('journal', () => {
     );
   });
 
-  test('tryRecover makes a journal that could not be written at start writable again', () => {
+  test('tryRecover makes a journal that could not be written at start writable again', async () => {
     const dir = stateDir();
     symlinkSync('/dev/full', join(dir, '.journal.json.tmp'));
     const journal = new Journal(dir);
@@ -247,7 +287,7 @@ describe('journal', () => {
     assert.equal(journal.tryRecover(), false);
     rmSync(join(dir, '.journal.json.tmp'));
     assert.equal(journal.tryRecover(), true);
-    journal.claim(server, '1', 'say one', 1);
+    await journal.claim(server, '1', 'say one', 1);
     assert.deepEqual(
       new Journal(dir).pending().map((e) => e.id),
       ['1'],

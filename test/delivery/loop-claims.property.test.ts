@@ -16,7 +16,7 @@ import { Journal, readJournal } from '../../src/delivery/journal.js';
 import type { SettledDelivery } from '../../src/delivery/ledger-record.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
 import type { Executor } from '../../src/protocols/executor.js';
-import { FakeClock, flush } from '../helpers/fake-clock.js';
+import { FakeClock, runClockUntil } from '../helpers/fake-clock.js';
 import { fcOptions } from '../helpers/fc-options.js';
 
 /**
@@ -198,18 +198,6 @@ class World {
   }
 }
 
-async function runUntil(clock: FakeClock, done: () => boolean, boundMs: number): Promise<boolean> {
-  const end = clock.now() + boundMs;
-  while (clock.now() < end) {
-    for (let i = 0; i < 5; i++) await flush();
-    if (done()) return true;
-    const next = clock.nextWakeAt;
-    if (next === undefined) return done();
-    clock.set(Math.max(next, clock.now()));
-  }
-  return done();
-}
-
 const idKind = fc.constantFrom<IdKind>(
   'number',
   'number',
@@ -281,11 +269,11 @@ describe('claims porter cannot run (property)', () => {
           stopped = error;
         });
         try {
-          const delivered = await runUntil(clock, () => world.sentinelDone || stopped !== undefined, 3_600_000);
+          const delivered = await runClockUntil(clock, () => world.sentinelDone || stopped !== undefined, 3_600_000);
           assert.equal(stopped, undefined, `the loop stopped: ${String(stopped)}`);
           assert.ok(delivered, `the good claim after everything was not delivered: ${JSON.stringify([...world.reports])}`);
           // An idle pull writes the settled removals.
-          await runUntil(clock, () => false, 2_000);
+          await runClockUntil(clock, () => false, 2_000);
 
           for (const [id, what] of world.expected) {
             const reports = world.reports.get(id) ?? [];
@@ -317,7 +305,7 @@ describe('claims porter cannot run (property)', () => {
           assert.deepEqual(readJournal(dir), [], 'a claim is still owed a report in the journal');
         } finally {
           stop.abort();
-          await runUntil(clock, () => false, 5_000);
+          await runClockUntil(clock, () => false, 5_000);
           await running;
           rmSync(dir, { recursive: true, force: true });
         }

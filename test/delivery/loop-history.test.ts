@@ -102,7 +102,7 @@ describe('delivery loop and its history', () => {
     const dir = stateDir(dirs);
     // A previous run claimed command 7 and died before its outcome.
     const before = new Journal(dir);
-    before.claim(SERVER_ID, '7', 'give Steve emerald 1', Date.now() - 60_000);
+    await before.claim(SERVER_ID, '7', 'give Steve emerald 1', Date.now() - 60_000);
     before.close();
     const journal = new Journal(dir);
     const history = new DeliveryLedger({

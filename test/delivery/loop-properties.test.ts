@@ -11,7 +11,7 @@ import type { PullResult, ReportResult, ServerApi } from '../../src/api/types.js
 import { Journal, readJournal } from '../../src/delivery/journal.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
 import { type Executor } from '../../src/protocols/executor.js';
-import { FakeClock, flush } from '../helpers/fake-clock.js';
+import { FakeClock, runClockUntil } from '../helpers/fake-clock.js';
 import { fcOptions } from '../helpers/fc-options.js';
 import { FaultyFs } from '../helpers/faulty-fs.js';
 
@@ -300,18 +300,9 @@ class World {
   }
 }
 
-/** Runs the fake clock until `done` holds (or the bound passes), waking the earliest sleeper each time. */
-async function runUntil(clock: FakeClock, done: () => boolean, boundMs: number, world?: World): Promise<boolean> {
-  const end = clock.now() + boundMs;
-  while (clock.now() < end) {
-    for (let i = 0; i < 5; i++) await flush();
-    world?.freeDisk();
-    if (done()) return true;
-    const next = clock.nextWakeAt;
-    if (next === undefined) return done();
-    clock.set(Math.max(next, clock.now()));
-  }
-  return done();
+/** Runs the fake clock until `done` holds (or the bound passes); the world frees its disk between steps. */
+function runUntil(clock: FakeClock, done: () => boolean, boundMs: number, world?: World): Promise<boolean> {
+  return runClockUntil(clock, done, boundMs, () => world?.freeDisk());
 }
 
 const plan: fc.Arbitrary<Plan> = fc.record({

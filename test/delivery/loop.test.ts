@@ -268,9 +268,9 @@ describe('delivery loop', () => {
     const dir = mkdtempSync(join(tmpdir(), 'porter-loop-'));
     dirs.push(dir);
     const before = new Journal(dir);
-    before.claim(serverId, '100', 'give Steve diamond 1', Date.now());
-    before.claim(serverId, '101', 'give Alex diamond 1', Date.now());
-    before.recordOutcome(serverId, '101', { result: 'done' }, Date.now());
+    await before.claim(serverId, '100', 'give Steve diamond 1', Date.now());
+    await before.claim(serverId, '101', 'give Alex diamond 1', Date.now());
+    await before.recordOutcome(serverId, '101', { result: 'done' }, Date.now());
     const api = new ScriptedApi();
     const executor = new ScriptedExecutor();
     const loop = new DeliveryLoop({ ...loopOptions(api, executor), journal: new Journal(dir) });
@@ -392,7 +392,11 @@ describe('delivery loop', () => {
     await waitFor(() => t.api.reports.length === 1, { timeoutMs: 20_000 });
     t.stop.abort();
     await t.running;
-    assert.ok(lines.some((line) => /report not accepted yet/.test(line)));
+    // The warning says why, not only that.
+    assert.ok(
+      lines.some((line) => /report not accepted yet/.test(line) && /"err":"[^"]+"/.test(line)),
+      lines.join(''),
+    );
     assert.ok(!lines.some((line) => /pull failed/.test(line)), lines.join(''));
   });
 

@@ -80,10 +80,10 @@ describe('the check at start names a state file that is not a regular file (exit
     );
   });
 
-  test('the names it checks are every file a running journal leaves', () => {
+  test('the names it checks are every file a running journal leaves', async () => {
     const dir = scratch();
     const journal = new Journal(dir);
-    journal.claim('s', '1', 'say hi', 1);
+    await journal.claim('s', '1', 'say hi', 1);
     journal.close();
     const names = readdirSync(dir);
     assert.ok(names.length >= 2, names.join(', '));

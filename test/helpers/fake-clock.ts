@@ -69,3 +69,26 @@ export class FakeClock implements Clock {
 
 /** Lets pending promise callbacks run. */
 export const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Runs fake time until `done` holds or `boundMs` of it have passed. Between steps it lets pending
+ * work run (immediates and promise callbacks: the journal's group commit, an answer being read) at
+ * least five turns, and on while nothing sleeps on the clock yet, then moves the clock to the
+ * earliest wake-up. `eachStep` runs once per step (a test's world acting between steps).
+ */
+export async function runClockUntil(clock: FakeClock, done: () => boolean, boundMs: number, eachStep?: () => void): Promise<boolean> {
+  const end = clock.now() + boundMs;
+  while (clock.now() < end) {
+    let next: number | undefined;
+    for (let turn = 0; turn < 100; turn++) {
+      await flush();
+      next = clock.nextWakeAt;
+      if (turn >= 4 && next !== undefined) break;
+    }
+    eachStep?.();
+    if (done()) return true;
+    if (next === undefined) return done();
+    clock.set(Math.max(next, clock.now()));
+  }
+  return done();
+}

@@ -34,6 +34,13 @@ function porter(args: readonly string[], env: Record<string, string> = {}, cwd?:
   });
 }
 
+/** The health endpoint on a port the system picks, so parallel test files never collide on 9464. */
+function onAnyFreePort(configPath: string): void {
+  const config = JSON.parse(readFileSync(configPath, 'utf8')) as { health?: { listen: string } };
+  assert.equal(config.health?.listen, '127.0.0.1:9464', 'init writes the health endpoint the container HEALTHCHECK asks');
+  writeFileSync(configPath, JSON.stringify({ ...config, health: { listen: '127.0.0.1:0' } }), { mode: 0o600 });
+}
+
 describe('porter init from flags (no terminal)', () => {
   let api: FakeSellerApi;
   let game: FakeRconServer;
@@ -76,7 +83,7 @@ describe('porter init from flags (no terminal)', () => {
     assert.match(result.stdout, /token accepted/);
     assert.match(result.stdout, /rcon\.port .*server\.properties/, 'where each value came from');
     assert.match(result.stdout, /1 player online: steve/);
-    assert.match(result.stdout, /porter check -c .*config\.json/);
+    assert.match(result.stdout, /porter(\.js)? check -c .*config\.json/);
     for (const secret of [SIM_TOKEN, MINECRAFT_PASSWORD]) assert.ok(!result.stdout.includes(secret) && !result.stderr.includes(secret));
 
     for (const name of ['config.json', 'api-token', 'game-password']) {
@@ -92,6 +99,8 @@ describe('porter init from flags (no terminal)', () => {
     );
 
     const id = api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 1', player: 'Steve', offlineExecute: false });
+    // init writes health.listen 127.0.0.1:9464; tests beside this one may hold that port.
+    onAnyFreePort(join(dir, 'config.json'));
     const run = execFile(process.execPath, [CLI, 'run', '-c', join(dir, 'config.json')], { timeout: 60_000 });
     try {
       await waitFor(() => isSettled(api.commands().find((c) => c.id === id)?.status ?? ''), { ...WAIT, what: 'the first delivery' });
@@ -170,15 +179,33 @@ describe('porter init from flags (no terminal)', () => {
     assert.ok(!existsSync(dir));
   });
 
-  test('--systemd: the secrets where the unit loads its credentials from, the config naming none, state in /var/lib/porter', async () => {
+  test('--systemd: config 0644 naming no secret, secrets 0600 where the unit loads its credentials from, the unit installed, the steps left printed', async () => {
     const dir = join(work, 'etc-porter');
-    const result = await porter(flags(dir, ['--yes', '--systemd']));
+    const unitDir = join(work, 'units');
+    const result = await porter(flags(dir, ['--yes', '--systemd', '--unit-dir', unitDir]));
     assert.equal(result.code, 0, result.stdout + result.stderr);
-    assert.match(result.stdout, /sudo systemctl daemon-reload && sudo systemctl enable --now porter/);
-    // systemd/porter.service: LoadCredential=porter-api-token:/etc/porter/api-token and porter-rcon-password:/etc/porter/rcon-password
+    // No systemd running this test: init says so and prints every step that is left, exactly.
+    assert.match(result.stdout, /not checked as the service yet: this host is not running systemd/);
+    const unitPath = join(unitDir, 'porter.service');
+    for (const step of [
+      `sudo install -m 0644 ${unitPath} /etc/systemd/system/porter.service`,
+      'sudo systemctl daemon-reload',
+      'sudo porter check --unit porter',
+      'sudo systemctl enable --now porter',
+    ]) {
+      assert.ok(result.stdout.includes(`\n  ${step}\n`), `prints: ${step}\n${result.stdout}`);
+    }
+    // systemd/porter.service: LoadCredential=porter-api-token:<dir>/api-token and porter-rcon-password:<dir>/rcon-password
     assert.equal(readFileSync(join(dir, 'api-token'), 'utf8').trim(), SIM_TOKEN);
     assert.equal(readFileSync(join(dir, 'rcon-password'), 'utf8').trim(), MINECRAFT_PASSWORD);
-    for (const name of ['config.json', 'api-token', 'rcon-password']) assert.equal(statSync(join(dir, name)).mode & 0o777, 0o600, name);
+    // docs/install.md#where-the-files-go: the dynamic user reads the config; only root reads the secrets.
+    const modes = { '.': 0o755, 'config.json': 0o644, 'api-token': 0o600, 'rcon-password': 0o600 };
+    for (const [name, mode] of Object.entries(modes)) assert.equal(statSync(join(dir, name)).mode & 0o777, mode, name);
+    assert.equal(statSync(unitPath).mode & 0o777, 0o644);
+    const unit = readFileSync(unitPath, 'utf8');
+    const shipped = readFileSync(join(import.meta.dirname, '../../../systemd/porter.service'), 'utf8');
+    assert.equal(unit, shipped.replaceAll('/etc/porter/', `${dir}/`), 'the shipped unit, naming the files where init wrote them');
+    assert.match(unit, new RegExp(`^ExecStart=/usr/local/bin/porter run --config ${dir}/config.json$`, 'm'));
     const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as {
       api: Record<string, unknown>;
       servers: Array<{ executor: Record<string, unknown> }>;
@@ -187,6 +214,11 @@ describe('porter init from flags (no terminal)', () => {
     assert.deepEqual(Object.keys(config.api), ['baseUrl']);
     assert.ok(!('password' in config.servers[0]!.executor) && !('passwordFile' in config.servers[0]!.executor));
     assert.equal(config.stateDir, '/var/lib/porter');
+
+    // Again: the same unit is no conflict, but the config and secrets are.
+    const again = await porter(flags(dir, ['--yes', '--systemd', '--unit-dir', unitDir]));
+    assert.equal(again.code, 78, again.stdout + again.stderr);
+    assert.doesNotMatch(again.stderr, /porter\.service/);
   });
 
   test('RCON switched off: --fix-game-settings switches it on with a new password, which porter then uses', async () => {

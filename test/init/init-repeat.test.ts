@@ -93,7 +93,7 @@ describe('porter init repeated, stopped, retried (terminal)', { skip }, () => {
       await answerStore(terminal);
       await terminal.waitFor(/Use these settings\?/, 'the detected settings');
       terminal.press('Enter');
-      await terminal.waitFor(/porter run -c/, 'the next steps');
+      await terminal.waitFor(/ run -c /, 'the next steps');
       await waitFor(() => terminal.exitStatus() !== undefined, { ...WAIT, what: 'porter init to end' });
       assert.equal(terminal.exitStatus(), 0, terminal.screen());
       assert.equal(readFileSync(join(dir, 'config.json'), 'utf8'), '{"kept": true}\n', 'the earlier file is kept');
@@ -198,7 +198,7 @@ describe('porter init repeated, stopped, retried (terminal)', { skip }, () => {
       const password = /^rcon\.password=(.*)$/m.exec(readFileSync(join(folder, 'server.properties'), 'utf8'))![1]!;
       game = await startRconServer({ password, port, flavour: 'minecraft', players: ['Steve'] });
       terminal.press('Enter');
-      const done = await terminal.waitFor(/porter run -c/, 'the next steps');
+      const done = await terminal.waitFor(/ run -c /, 'the next steps');
       assert.match(done, /1 player online: steve/i);
       await waitFor(() => terminal.exitStatus() !== undefined, { ...WAIT, what: 'porter init to end' });
       assert.equal(terminal.exitStatus(), 0, terminal.screen());

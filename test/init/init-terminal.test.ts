@@ -204,7 +204,7 @@ describe('porter init in a terminal', { skip }, () => {
       );
       try {
         await answer(terminal, { wrongTokenFirst: game.fixture === 'minecraft' });
-        const screen = await terminal.waitFor(/porter run -c/, 'the next steps');
+        const screen = await terminal.waitFor(/porter(\.js)? run -c/, 'the next steps');
         assert.match(screen, /login to 127\.0\.0\.1:\d+ accepted|accepted/);
         assert.ok(!screen.includes(game.password) && !screen.includes(SIM_TOKEN), 'no secret on the screen');
         if (game.says) assert.match(screen.replace(/\s*\n[│\s]*/g, ' '), game.says);
@@ -217,6 +217,9 @@ describe('porter init in a terminal', { skip }, () => {
 
         if (game.fixture === 'minecraft') {
           const id = api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 1', player: 'Steve', offlineExecute: false });
+          // init writes health.listen 127.0.0.1:9464; tests beside this one may hold that port.
+          const written = JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
+          writeFileSync(config, JSON.stringify({ ...written, health: { listen: '127.0.0.1:0' } }), { mode: 0o600 });
           const run = execFile(process.execPath, [CLI, 'run', '-c', config], { timeout: 60_000 });
           try {
             await waitFor(() => isSettled(api.commands().find((c) => c.id === id)?.status ?? ''), { ...WAIT, what: 'the first delivery' });

@@ -204,7 +204,7 @@ describe('DayZ over BattlEye RCon through the real CLI', () => {
       assert.match(check.stdout, /✔ server itest: BattlEye RCon login to 127\.0\.0\.1:\d+ \(UDP\) accepted/);
       assert.ok(
         check.stdout.includes(
-          'players read (preset dayz, identifier: player name and BattlEye GUID (both are sent for every player)): 4 online',
+          'players read (preset dayz, identifier: player name and BattlEye GUID (both are sent for every player)): 2 players online (4 identifiers)',
         ),
         check.stdout,
       );

@@ -126,11 +126,23 @@ describe('pretty logging', () => {
     // No await: a worker-thread transport could not have produced output yet.
     const text = out.text();
     assert.match(text, /INFO.*delivered/);
-    assert.match(text, /serverId: "s1"/);
+    assert.match(text, /"serverId":"s1"/);
     assert.match(text, /boom \[Redacted\]/);
     assert.ok(!text.includes(TOKEN));
     assert.ok(!text.includes('\u001b['), 'no colour codes when the destination is not a TTY');
     assert.ok(!text.trimStart().startsWith('{'), 'not JSON');
+  });
+
+  test('a delivery is one line: server, command, id, outcome and ms in words; buyer text JSON-quoted', () => {
+    const out = capture();
+    const logger = createLogger({ level: 'info', pretty: true, destination: out.stream }).child({ server: 'itest' });
+    logger.info({ id: '42', outcome: 'done', ms: 12, command: 'give Steve diamond 1' }, 'delivered');
+    logger.warn({ id: '43', outcome: 'failed', ms: 40, command: 'say \u001b[2Jhi', reason: 'No player was found' }, 'delivery failed');
+    const lines = out.text().trimEnd().split('\n');
+    assert.equal(lines.length, 2, out.text());
+    assert.match(lines[0]!, /INFO: itest: delivered "give Steve diamond 1" \(id 42, done, 12 ms\)$/);
+    assert.match(lines[1]!, /WARN: itest: delivery failed "say \\u001b\[2Jhi" \(id 43, failed, 40 ms\): No player was found$/);
+    assert.ok(!out.text().includes('\u001b'), 'the escape stays text');
   });
 
   test('is chosen by default when the destination is a TTY, with colours', () => {

@@ -81,6 +81,40 @@ describe('docs', () => {
     assert.deepEqual(documented, registered);
   });
 
+  test('operations.md gives each porter_ metric the labels it has, and names those without server', () => {
+    const metrics = createMetrics({ clock: manualClock(), processMetrics: false });
+    const doc = readRepoFile('docs/operations.md');
+    const labels = new Map(
+      metrics.registry.getMetricsAsArray().map((metric) => {
+        const { name, labelNames } = metric as unknown as { name: string; labelNames?: string[] };
+        return [name, [...(labelNames ?? [])].sort()];
+      }),
+    );
+    for (const [name, has] of labels) {
+      const row = new RegExp(`^\\| \`${name}\` \\| [a-z]+ \\|([^|]*)\\|`, 'm').exec(doc);
+      assert.ok(row, `no table row for ${name}`);
+      // Label names are the backticked words outside parentheses (inside them: the label's values).
+      const documented = [...row[1]!.replace(/\([^)]*\)/g, '').matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!).sort();
+      assert.deepEqual(documented, has, `the labels of ${name}`);
+    }
+    const sentence = /have no `server` label:([^.]*)\./.exec(doc.replace(/\n/g, ' '));
+    assert.ok(sentence, 'operations.md names the metrics without a server label');
+    const named = [...sentence[1]!.matchAll(/`(porter_[a-z_]+)`/g)].map((m) => m[1]!).sort();
+    const without = [...labels]
+      .filter(([, has]) => !has.includes('server'))
+      .map(([name]) => name)
+      .sort();
+    assert.deepEqual(named, without);
+  });
+
+  test("install.md quotes npm's install-scripts warning with package.json's own prepare script", () => {
+    const { scripts, version } = JSON.parse(readRepoFile('package.json')) as { scripts: { prepare: string }; version: string };
+    const quoted = /`npm warn install-scripts … porter@([^ ]+) \(prepare: ([^)]*)\)`/.exec(readRepoFile('docs/install.md'));
+    assert.ok(quoted, "install.md quotes npm's warning");
+    assert.equal(quoted[2], scripts.prepare);
+    assert.equal(quoted[1], version);
+  });
+
   test('operations.md explains the three exit codes', () => {
     const doc = readRepoFile('docs/operations.md');
     for (const code of ['| 0 |', '| 78 |', '| 1 |']) assert.ok(doc.includes(code), code);

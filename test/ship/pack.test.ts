@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -75,6 +75,10 @@ describe('npm pack → npm install -g → porter', { timeout: 240_000 }, () => {
     for (const file of ['package.json', 'config.example.json', 'config.schema.json', 'systemd/porter.service', 'dist/bundle/porter.js']) {
       assert.ok(existsSync(join(packageDir, file)), `${file} is installed`);
     }
+    // The unit's Documentation= opens these: they must be where npm installed the package.
+    const unit = readFileSync(join(packageDir, 'systemd/porter.service'), 'utf8');
+    for (const [, path] of unit.matchAll(/file:(\/usr\/local\/\S+)/g))
+      assert.ok(existsSync(join(root, path!)), `Documentation= ${path} is installed`);
     for (const absent of ['src', 'test', 'dist/test', 'tsconfig.json', '.ci', 'Dockerfile', 'state']) {
       assert.ok(!existsSync(join(packageDir, absent)), `${absent} is not shipped`);
     }

@@ -99,6 +99,22 @@ describe('systemd/porter.service', { skip }, () => {
     assert.equal(one('ExecReload'), '/bin/kill -HUP $MAINPID', '`systemctl reload porter` must reach porter as SIGHUP');
   });
 
+  test("Documentation= names porter's own docs, at the path npm installs them", () => {
+    const uris = (directives(unitText).get('Documentation') ?? []).flatMap((value) => value.split(/\s+/));
+    assert.ok(
+      uris.some((uri) => uri.endsWith('/docs/troubleshooting.md')),
+      uris.join(' '),
+    );
+    const shipped = (JSON.parse(readRepoFile('package.json')) as { files: string[] }).files;
+    for (const uri of uris) {
+      const path = /^file:\/usr\/local\/lib\/node_modules\/porter\/(.+)$/.exec(uri)?.[1];
+      assert.ok(path, `${uri} is not a file of the installed package`);
+      assert.ok(readRepoFile(path).length > 0, `${path} is in the repository`);
+      // npm always packs README.md; anything else must be in "files".
+      assert.ok(path === 'README.md' || shipped.some((entry) => path === entry || path.startsWith(`${entry}/`)), `${path} is shipped`);
+    }
+  });
+
   test("TimeoutStopSec leaves room beyond porter's own drain bound", () => {
     const drainMs = configSchema.parse({
       api: { baseUrl: 'https://seller.example.com' },

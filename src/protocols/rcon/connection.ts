@@ -14,6 +14,8 @@ export interface RconConnectionOptions {
   readonly port: number;
   readonly password: string;
   readonly flavour: RconFlavour;
+  /** Where the configured game keeps its RCON password ("rcon.password in server.properties"), for the rejected-password error. */
+  readonly passwordHint?: string | undefined;
   /** Deadline for the TCP connect. */
   readonly connectTimeoutMs: number;
   /** Deadline for the auth answer once connected; defaults to connectTimeoutMs. */
@@ -209,7 +211,8 @@ export class RconConnection {
             reject(
               new CredentialsError(
                 `the RCON password was rejected by ${host}:${port}; fix "password" or "passwordFile" of this server's executor ` +
-                  "in the config, or PORTER_RCON_PASSWORD, so that it matches the game server's RCON password (Minecraft: rcon.password in server.properties)",
+                  "in the config, or PORTER_RCON_PASSWORD, so that it matches the game server's RCON password" +
+                  (this.#options.passwordHint === undefined ? '' : ` (${this.#options.passwordHint})`),
               ),
             );
           }

@@ -12,6 +12,8 @@ export interface RconExecutorDeps {
   readonly clock?: Clock;
   /** Reconnect backoff; 250 ms doubling to 10 s by default. */
   readonly backoff?: BackoffPolicy;
+  /** Where the configured game keeps the RCON password, named when the password is rejected. */
+  readonly passwordHint?: string | undefined;
 }
 
 /**
@@ -37,6 +39,7 @@ export class RconExecutor implements Executor {
         connectTimeoutMs: config.connectTimeoutMs,
         timeoutMs: config.timeoutMs,
         maxRequestBytes: config.maxRequestBytes,
+        passwordHint: deps.passwordHint,
         ...(deps.backoff ? { backoff: deps.backoff } : {}),
       },
       { logger: deps.logger, ...(deps.clock ? { clock: deps.clock } : {}) },
