@@ -55,6 +55,7 @@ async function initSteps(given: InitOptions, deps: InitDeps, changes: SettingsCh
     prompter,
     { dir: resolve(deps.cwd, options.dir ?? (options.systemd ? '/etc/porter' : 'porter')), force: options.force, cwd: deps.cwd },
     ['config.json', names.token, names.password],
+    (dir) => (options.systemd ? [unitFile(dir, resolve(deps.cwd, options.unitDir ?? SYSTEM_UNIT_DIR))] : []),
   );
   const dir = target.dir;
   const proven = await proveToken(prompter, options, env);

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { Prompter } from './prompter.js';
+import { differs } from './write-setup.js';
 
 export interface Target {
   readonly dir: string;
@@ -18,20 +19,35 @@ export async function chooseTarget(
   prompter: Prompter,
   start: { readonly dir: string; readonly force: boolean; readonly cwd: string },
   names: readonly string[],
+  /** Files init writes elsewhere for `dir` (--systemd's unit), replaced only when their text differs. */
+  others: (dir: string) => readonly { readonly path: string; readonly text: string }[] = () => [],
 ): Promise<Target> {
   let dir = start.dir;
   for (;;) {
-    const existing = start.force ? [] : names.filter((name) => existsSync(join(dir, name)));
-    if (existing.length === 0) return { dir, replace: start.force };
+    const mine = start.force ? [] : names.filter((name) => existsSync(join(dir, name)));
+    const theirs = start.force
+      ? []
+      : others(dir)
+          .filter((file) => differs(file.path, file.text))
+          .map((file) => file.path);
+    if (mine.length + theirs.length === 0) return { dir, replace: start.force };
     const near = relative(start.cwd, dir);
     const shown = near === '' ? '.' : near.startsWith('..') ? dir : near;
-    const listed = existing.join(', ');
     if (!prompter.interactive) {
+      const paths = [...mine.map((name) => join(dir, name)), ...theirs];
       throw new ConfigError(
-        `${listed} already exist${existing.length === 1 ? 's' : ''} in ${dir}: pass --force to replace, or --dir DIR to write elsewhere`,
+        `${paths.join(', ')} already exist${paths.length === 1 ? 's' : ''}: pass --force to replace, or --dir DIR to write elsewhere`,
       );
     }
-    prompter.say('warn', `${shown} already holds ${listed} (from an earlier porter init?)`);
+    prompter.say(
+      'warn',
+      [
+        mine.length > 0 && `${shown} already holds ${mine.join(', ')} (from an earlier porter init?)`,
+        theirs.length > 0 && `${theirs.join(', ')} is there with other text`,
+      ]
+        .filter(Boolean)
+        .join('; '),
+    );
     const choice = await prompter.select<'replace' | 'elsewhere'>({
       message: 'What should porter init do with them?',
       flag: '--force or --dir',

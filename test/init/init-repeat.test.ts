@@ -112,7 +112,18 @@ describe('porter init repeated, stopped, retried (terminal)', { skip }, () => {
     const before = api.requests.length;
     const result = await porter(['init', '--dir', dir, '--api-url', api.url], work);
     assert.equal(result.code, 78, result.output);
-    assert.match(result.output, /api-token already exists in .*: pass --force to replace, or --dir DIR to write elsewhere/);
+    assert.match(result.output, /earlier-flags\/api-token already exists: pass --force to replace, or --dir DIR to write elsewhere/);
+    assert.equal(api.requests.length, before, 'the store was not asked');
+  });
+
+  test('with --systemd, a unit of other text where it would go is found first too (78, before the token is tried)', async () => {
+    const units = join(work, 'units');
+    mkdirSync(units);
+    writeFileSync(join(units, 'porter.service'), '[Service]\nExecStart=/bin/true\n');
+    const before = api.requests.length;
+    const result = await porter(['init', '--systemd', '--dir', join(work, 'fresh-etc'), '--unit-dir', units, '--api-url', api.url], work);
+    assert.equal(result.code, 78, result.output);
+    assert.match(result.output, /units\/porter\.service already exists: pass --force/);
     assert.equal(api.requests.length, before, 'the store was not asked');
   });
 
