@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { scrubSecrets } from '../scrub.js';
 import { UsageError } from '../errors.js';
-import { action, knownSecretValues, rememberSecret } from './common.js';
+import { action, knownSecretValues, rememberSecret, reportFatal } from './common.js';
 
 function port(value: string): number {
   const number = Number(value);
@@ -49,14 +49,26 @@ export function registerInit(program: Command): void {
       action(async (options: Parameters<typeof import('../init/init.js').runInit>[0]) => {
         if (options.unitDir !== undefined && !options.systemd)
           throw new UsageError('--unit-dir goes with --systemd: it says where the unit goes');
-        const [{ runInit }, { flagsOnlyPrompter, terminalPrompter }] = await Promise.all([
+        const [{ runInit }, { flagsOnlyPrompter, InitCancelledError, terminalPrompter }, { SettingsChanges }] = await Promise.all([
           import('../init/init.js'),
           import('../init/prompter.js'),
+          import('../init/settings-change.js'),
         ]);
         const onTerminal = process.stdin.isTTY && process.stdout.isTTY;
         const scrub = (text: string) => scrubSecrets(text, knownSecretValues());
         const prompter = onTerminal ? await terminalPrompter(scrub) : flagsOnlyPrompter(process.stdout, scrub);
-        await runInit(options, { prompter, env: process.env, onSecret: rememberSecret, cwd: process.cwd() });
+        const changes = new SettingsChanges();
+        // Ctrl-C at a question is the prompt's (raw mode); this is Ctrl-C while init proves a token or a login.
+        const interrupted = () => {
+          reportFatal(new InitCancelledError(changes.describe()));
+          process.exit(130);
+        };
+        process.once('SIGINT', interrupted);
+        try {
+          await runInit(options, { prompter, env: process.env, onSecret: rememberSecret, cwd: process.cwd(), changes });
+        } finally {
+          process.off('SIGINT', interrupted);
+        }
       }),
     );
 }

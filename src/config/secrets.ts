@@ -64,13 +64,18 @@ export function secretFilePath(
   return { path: isAbsolute(file) ? file : resolve(baseDir, file) };
 }
 
+/** The secret a secret file or systemd credential holding `text` gives: its content, trimmed. */
+export function secretFileValue(text: string): string {
+  return text.trim();
+}
+
 /** The trimmed content and the permission bits of one opened file (so both describe the same file). */
 async function readSecretFile(path: string): Promise<{ value?: string; mode?: number; problem?: string }> {
   try {
     const file = await open(path, 'r');
     try {
       const [{ mode }, text] = await Promise.all([file.stat(), file.readFile('utf8')]);
-      const value = text.trim();
+      const value = secretFileValue(text);
       if (value === '') return { problem: `${path} is empty: write the secret into it` };
       return { value, mode };
     } finally {
@@ -132,7 +137,7 @@ export async function resolveSecret(source: SecretSource, baseDir: string, env: 
   if (credentials) {
     const path = join(credentials, source.credentialName);
     try {
-      const value = (await readFile(path, 'utf8')).trim();
+      const value = secretFileValue(await readFile(path, 'utf8'));
       if (value !== '') return { value, origin: `the systemd credential ${source.credentialName}`, path, problems, warnings };
       problems.push(`${source.key}: the systemd credential ${path} is empty`);
       return { problems, warnings };

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { detectGameServers } from './detect/detect.js';
@@ -7,6 +7,7 @@ import type { Detection, Fix } from './detect/types.js';
 import { GAME_TRANSPORTS, INIT_GAMES, type Transport } from './game-transport.js';
 import type { InitOptions } from './options.js';
 import type { Prompter } from './prompter.js';
+import { applyFix, describeChange, type SettingsChange, type SettingsChanges } from './settings-change.js';
 
 export interface GameSetup {
   readonly game: string;
@@ -16,6 +17,8 @@ export interface GameSetup {
   readonly password: string;
   /** What detection found, for the summary. */
   readonly detection: Detection | undefined;
+  /** The edit init made to the game's settings: the running game server reads it only when restarted. */
+  readonly changed: SettingsChange | undefined;
 }
 
 /**
@@ -28,6 +31,7 @@ export async function chooseGameServer(
   options: InitOptions,
   env: NodeJS.ProcessEnv,
   storeRcon: { readonly host: string; readonly port: number } | undefined,
+  changes: SettingsChanges,
 ): Promise<GameSetup> {
   if (options.game !== undefined && !(options.game in GAME_TRANSPORTS)) {
     throw new ConfigError(`--game ${options.game} is not a game porter init knows: use one of ${INIT_GAMES.join(', ')}`);
@@ -42,6 +46,7 @@ export async function chooseGameServer(
   }
 
   let fixedPassword: string | undefined;
+  let changed: SettingsChange | undefined;
   let accepted = false;
   if (detection) {
     const transport = GAME_TRANSPORTS[detection.game];
@@ -54,11 +59,20 @@ export async function chooseGameServer(
     );
     // One fix may answer several problems (RCON off and no password): it is offered once.
     const offered = new Set<Fix>();
+    const applied = new Set<Fix>();
     for (const problem of detection.problems) {
+      // Answered by an edit already made: saying it again ("rcon.password is empty") would be stale.
+      if (problem.fix && applied.has(problem.fix)) continue;
       prompter.say(problem.severity === 'error' ? 'error' : 'warn', problem.message);
       if (problem.fix && !offered.has(problem.fix)) {
         offered.add(problem.fix);
-        fixedPassword = (await offerFix(prompter, problem.fix, options)) ?? fixedPassword;
+        const made = await offerFix(prompter, problem.fix, options);
+        if (made) {
+          applied.add(problem.fix);
+          changes.add(made.change);
+          changed = made.change;
+          fixedPassword = made.password ?? fixedPassword;
+        }
       }
     }
     accepted = options.yes || (prompter.interactive && (await prompter.confirm({ message: 'Use these settings?', answer: true })));
@@ -107,7 +121,7 @@ export async function chooseGameServer(
       flag: '--rcon-password-file',
       env: 'PORTER_RCON_PASSWORD',
     }));
-  return { game, transport, host, port, password, detection };
+  return { game, transport, host, port, password, detection, changed };
 }
 
 async function pickDetection(prompter: Prompter, found: readonly Detection[], options: InitOptions): Promise<Detection | undefined> {
@@ -123,20 +137,25 @@ async function pickDetection(prompter: Prompter, found: readonly Detection[], op
   });
 }
 
-/** Applies a fix to the game's settings file when the owner agrees; returns the password it set. */
-async function offerFix(prompter: Prompter, fix: Fix, options: InitOptions): Promise<string | undefined> {
-  const apply = await prompter.confirm({ message: `${fix.summary} in ${fix.shownFile}?`, answer: options.fixGameSettings });
+/**
+ * Applies a fix to the game's settings file when the owner agrees, the file backed up first;
+ * returns what changed and the password it set.
+ */
+async function offerFix(
+  prompter: Prompter,
+  fix: Fix,
+  options: InitOptions,
+): Promise<{ change: SettingsChange; password: string | undefined } | undefined> {
+  // The summary names the file already: "set enable-rcon=true and a new rcon.password in ./server.properties".
+  const apply = await prompter.confirm({
+    message: `${fix.summary[0]!.toUpperCase()}${fix.summary.slice(1)}?`,
+    answer: options.fixGameSettings,
+  });
   if (!apply) return undefined;
   const password = generatePassword();
-  let current: Uint8Array = new Uint8Array();
-  try {
-    current = await readFile(fix.file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  await writeFile(fix.file, fix.apply(current, password));
-  prompter.say('ok', `${fix.shownFile} changed: restart the game server so that it takes effect`);
-  return fix.setsPassword ? password : undefined;
+  const change = await applyFix(fix, password);
+  prompter.say('ok', `${describeChange(change)}. Restart the game server so that it reads the change`);
+  return { change, password: fix.setsPassword ? password : undefined };
 }
 
 async function readSecretOption(path: string): Promise<string> {

@@ -38,11 +38,20 @@ export class MissingAnswerError extends ConfigError {
   }
 }
 
-/** Ctrl-C or Escape at a question: nothing has been written. */
+/**
+ * Ctrl-C or Escape: init stops, exit 130 as for any program a SIGINT ends. Its configuration is
+ * never half written (that happens last, at once); `changed` says what init already did to the
+ * game's own files, and where their backups are.
+ */
 export class InitCancelledError extends PorterError {
   override readonly code = 'E_INIT_CANCELLED';
-  constructor() {
-    super('porter init cancelled: nothing was written');
+  override readonly exitCode = 130;
+  constructor(changed?: string) {
+    super(
+      changed === undefined
+        ? 'porter init cancelled: nothing was written'
+        : `porter init cancelled: no porter configuration was written, but ${changed}`,
+    );
   }
 }
 

@@ -11,7 +11,8 @@ import { createExecutor } from '../protocols/registry.js';
 export type LoginProof =
   | { readonly kind: 'ok'; readonly connected: string; readonly online: string }
   | { readonly kind: 'refused'; readonly message: string }
-  | { readonly kind: 'unreachable'; readonly message: string };
+  /** `reason`: what the network said, without the daemon's advice about config keys init has not written yet. */
+  | { readonly kind: 'unreachable'; readonly message: string; readonly reason: string };
 
 /**
  * Logs in to the game server exactly as `porter run` would with `config` (validated by the same
@@ -29,8 +30,28 @@ export async function proveLogin(config: unknown, baseDir: string): Promise<Logi
     return { kind: 'ok', connected: executor.connectedText, online: onlineText(raw, ids, false) };
   } catch (error) {
     const message = (error as Error).message;
-    return isConfigurationError(error) ? { kind: 'refused', message } : { kind: 'unreachable', message };
+    return isConfigurationError(error) ? { kind: 'refused', message } : { kind: 'unreachable', message, reason: networkReason(error) };
   } finally {
     await executor.close();
   }
+}
+
+const REASONS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused: nothing listens on that port',
+  ECONNRESET: 'the connection was closed',
+  ETIMEDOUT: 'no answer',
+  EHOSTUNREACH: 'the host cannot be reached',
+  ENETUNREACH: 'the network cannot be reached',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be looked up',
+};
+
+/** The socket's own reason (ECONNREFUSED, …) from the error or its causes; else the first part of the message. */
+function networkReason(error: unknown): string {
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code !== undefined && REASONS[code] !== undefined) return REASONS[code];
+    if (cause.name === 'TimeoutError') return 'no answer within 15 s';
+  }
+  return (error as Error).message.split('; ')[0]!;
 }

@@ -4,7 +4,8 @@ import { createApiClient } from '../api/client.js';
 import { checkToken, type ServerSummary } from '../api/token-check.js';
 import { apiSchema } from '../config/schema.js';
 import { describeIssues } from '../config/issues.js';
-import { ConfigError, CredentialsError } from '../errors.js';
+import { ApiTransportError, type TransportFailure } from '../api/errors.js';
+import { ConfigError, CredentialsError, type PorterError } from '../errors.js';
 import type { Prompter } from './prompter.js';
 import type { InitOptions } from './options.js';
 
@@ -21,12 +22,15 @@ export interface ProvenToken {
  */
 export async function proveToken(prompter: Prompter, options: InitOptions, env: NodeJS.ProcessEnv): Promise<ProvenToken> {
   let baseUrl = options.apiUrl;
+  // An address that did not answer is offered again to correct, not asked empty.
+  let lastUrl: string | undefined;
   let token = options.tokenFile !== undefined ? await readTokenFile(options.tokenFile) : env.PORTER_API_TOKEN || undefined;
   for (;;) {
     baseUrl ??= await prompter.text({
       message: 'Store API address (store dashboard, Integrations > API)',
       flag: '--api-url',
       env: 'PORTER_API_URL',
+      ...(lastUrl !== undefined && { initial: lastUrl }),
       validate: (value) => problemWith({ baseUrl: value, token: 'x' }),
     });
     token ??= await prompter.secret({ message: 'API token (gci_…)', flag: '--token-file', env: 'PORTER_API_TOKEN' });
@@ -34,6 +38,7 @@ export async function proveToken(prompter: Prompter, options: InitOptions, env: 
     if (problem !== undefined) {
       if (!prompter.interactive) throw new ConfigError(`porter init: ${problem}`);
       prompter.say('error', problem);
+      lastUrl = baseUrl;
       baseUrl = token = undefined;
       continue;
     }
@@ -53,7 +58,12 @@ export async function proveToken(prompter: Prompter, options: InitOptions, env: 
         prompter.say('ok', `token accepted by ${baseUrl}`);
         return { baseUrl, token, servers: undefined };
       case 'invalid-token':
-        if (!prompter.interactive || options.tokenFile !== undefined) throw check.error;
+        if (!prompter.interactive || options.tokenFile !== undefined) {
+          const from = options.tokenFile !== undefined ? `--token-file ${options.tokenFile}` : '--token-file (or PORTER_API_TOKEN)';
+          throw new CredentialsError(
+            `porter init: the store at ${baseUrl} refused this token (401): copy it again from the store dashboard (Integrations > API) into ${from}`,
+          );
+        }
         prompter.say('error', 'the store refused this token (401): copy it again from the store dashboard (Integrations > API)');
         token = undefined;
         continue;
@@ -61,26 +71,50 @@ export async function proveToken(prompter: Prompter, options: InitOptions, env: 
         throw new CredentialsError(
           "the store's plan does not include API access (402): upgrade the plan in the store dashboard, then run porter init again",
         );
-      case 'error':
-        if (!prompter.interactive || options.apiUrl !== undefined) {
-          throw new ConfigError(
-            `porter init: the store API at ${baseUrl} did not answer as expected: ${client.redact(check.error.message)}`,
-          );
-        }
-        prompter.say('error', `the store API at ${baseUrl} did not answer as expected: ${client.redact(check.error.message)}`);
+      case 'error': {
+        const said = `the store API at ${baseUrl} ${unanswered(check.error, check.status, client.redact)}`;
+        if (!prompter.interactive || options.apiUrl !== undefined) throw new ConfigError(`porter init: ${said}`);
+        prompter.say('error', said);
+        lastUrl = baseUrl;
         baseUrl = undefined;
         continue;
+      }
     }
   }
 }
 
+/** What went wrong with the store's answer, in init's words: its flag, not the daemon's config key or its retries. */
+function unanswered(error: PorterError, status: number | undefined, redact: (text: string) => string): string {
+  const check = 'check the address (--api-url): it is in the store dashboard (Integrations > API)';
+  if (error instanceof ApiTransportError) {
+    const detail = redact(error.cause instanceof Error ? error.cause.message : error.failure);
+    const what: Partial<Record<TransportFailure, string>> = {
+      connect: 'could not be reached',
+      timeout: 'did not answer in time',
+      reset: 'closed the connection without an answer',
+      tls: 'failed the TLS handshake (check also the system clock and CA certificates)',
+      protocol: 'did not answer with HTTP',
+      'body-too-large': 'answered with more than a store API sends',
+    };
+    return `${what[error.failure] ?? 'did not answer'} (${detail}): ${check}`;
+  }
+  return `answered ${status !== undefined ? `HTTP ${status}` : 'something else'} instead of its list of servers: ${check}`;
+}
+
+/** Init's flags in place of the config keys the schema names. */
+const FLAG_OF: Readonly<Record<string, string>> = { baseUrl: 'the address (--api-url)', token: 'the token (--token-file)' };
+
 function problemWith(raw: { baseUrl: string; token: string }): string | undefined {
   const parsed = apiSchema.safeParse(raw);
   if (parsed.success) {
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
-    return /[\s\u0000-\u001f\u007f]/.test(raw.token) ? 'the token contains spaces or line breaks: copy it again' : undefined;
+    // A store token is printable ASCII; anything else is a copy gone wrong, and an HTTP header could not carry it.
+    return /[^\x21-\x7e]/.test(raw.token)
+      ? 'the token contains spaces, line breaks or characters beyond ASCII, which a store token never has: copy it again from the store dashboard (Integrations > API)'
+      : undefined;
   }
-  return describeIssues(parsed.error.issues, apiSchema, raw).join('; ');
+  return describeIssues(parsed.error.issues, apiSchema, raw)
+    .map((line) => line.replace(/^(baseUrl|token):/, (_, key: string) => `${FLAG_OF[key]}:`))
+    .join('; ');
 }
 
 async function readTokenFile(path: string): Promise<string> {

@@ -54,7 +54,8 @@ export async function writeSetup(files: SetupFiles): Promise<string> {
   return configPath;
 }
 
-function differs(path: string, text: string): boolean {
+/** Whether a file other than init's own (the unit) is there with other text: replacing it needs consent. */
+export function differs(path: string, text: string): boolean {
   try {
     return readFileSync(path, 'utf8') !== text;
   } catch {

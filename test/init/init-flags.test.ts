@@ -234,8 +234,11 @@ describe('porter init from flags (no terminal)', () => {
     );
     // The game server still runs with its old settings until restarted: the login cannot be proven yet.
     assert.equal(result.code, 0, result.stdout + result.stderr);
-    assert.equal(result.stdout.match(/server\.properties changed: restart the game server/g)?.length, 1, 'one fix, offered once');
-    assert.match(result.stdout, /could not reach the game server/);
+    assert.equal(result.stdout.match(/server\.properties was changed \(/g)?.length, 1, 'one fix, offered once');
+    assert.match(result.stdout, /the file as it was is in \.\/server\.properties\.porter-backup/);
+    assert.equal(readFileSync(join(folder, 'server.properties.porter-backup'), 'utf8'), before, 'backed up first');
+    assert.match(result.stdout, /did not answer \(connection refused.*restart the game server now/);
+    assert.match(result.stdout, /without a proven login: porter check proves it/);
     const after = readFileSync(join(folder, 'server.properties'), 'utf8');
     assert.match(after, /^enable-rcon=true$/m);
     const password = readFileSync(join(dir, 'game-password'), 'utf8').trim();

@@ -235,14 +235,14 @@ describe('porter init in a terminal', { skip }, () => {
     });
   }
 
-  test('Ctrl-C at a question ends init with nothing written', async () => {
+  test('Ctrl-C at a question ends init with nothing written, exit 130', async () => {
     const dir = join(work, 'cancelled');
     const terminal = new Terminal([CLI, 'init', '--dir', dir], {}, work);
     try {
       await terminal.waitFor(/Store API address/, 'the first question');
       terminal.press('C-c');
       await waitFor(() => terminal.exitStatus() !== undefined, { ...WAIT, what: 'porter init to end' });
-      assert.equal(terminal.exitStatus(), 1);
+      assert.equal(terminal.exitStatus(), 130, 'as for any program Ctrl-C ends');
       assert.match(terminal.screen(), /cancelled: nothing was written/);
       assert.throws(() => statSync(dir));
     } finally {

@@ -70,8 +70,12 @@ function readProperty(text: string, tag: number, end: number): XmlProperty | und
 
 const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
-/** Undefined for text an XML parser would reject (an unknown entity, a bare `&`). */
-function decodeEntities(raw: string): string | undefined {
+/**
+ * Undefined for text an XML parser would reject (an unknown entity, a bare `&`). A value read
+ * from the file's bytes as Latin-1 must be decoded to text first (valueText), then this: `&#233;`
+ * is é, not the byte 0xE9.
+ */
+export function decodeEntities(raw: string): string | undefined {
   let bad = false;
   const decoded = raw.replace(/&([^;&]*);?/g, (whole, entity: string) => {
     const numeric = /^#(x[0-9a-fA-F]+|[0-9]+)$/.exec(entity);

@@ -4,7 +4,7 @@ import { lastProperty, parseProperties, setProperty, type PropertyEntry } from '
 import type { LoadedFile } from '../look.js';
 import type { Probe, ProbeContext } from '../probe.js';
 import { bindHost, DEFAULT, fact, portFrom, unreadablePassword, type GameSettings } from '../settings.js';
-import { decodeSettings, valueText } from '../text.js';
+import { decodeSettings, valueText, type SettingsText } from '../text.js';
 import { withItzg } from './itzg.js';
 
 /**
@@ -24,6 +24,15 @@ function isJavaProperties(entries: readonly PropertyEntry[]): boolean {
   return entries.some((entry) => JAVA_KEYS.has(entry.key)) && !entries.some((entry) => entry.key === 'server-portv6');
 }
 
+/**
+ * A value as the server reads it: the file's bytes decoded first, then the format's escapes, so
+ * `\u00e9` and a UTF-8 é are both é (unescaping first would make `\u4e2d` a byte, then garbage).
+ */
+function decodedValue(settings: SettingsText, entry: PropertyEntry): string | undefined {
+  const raw = valueText(settings, settings.text.slice(entry.valueStart, entry.valueEnd));
+  return raw === undefined ? undefined : (parseProperties(`k=${raw}`)[0]?.value ?? '');
+}
+
 function read(file: LoadedFile, context: ProbeContext): GameSettings | undefined {
   const settings = decodeSettings(file.bytes);
   const entries = parseProperties(settings.text);
@@ -32,7 +41,7 @@ function read(file: LoadedFile, context: ProbeContext): GameSettings | undefined
   const enable = lastProperty(entries, 'enable-rcon');
   const { port, problems } = portFrom(lastProperty(entries, 'rcon.port')?.value, 'rcon.port', source, DEFAULT_PORT);
   const passwordEntry = lastProperty(entries, 'rcon.password');
-  const password = passwordEntry && valueText(settings, passwordEntry.value);
+  const password = passwordEntry && decodedValue(settings, passwordEntry);
   if (passwordEntry && password === undefined) problems.push(unreadablePassword('rcon.password', source));
   const enabled = enable?.value.toLowerCase() === 'true';
   const fileSettings: GameSettings = {

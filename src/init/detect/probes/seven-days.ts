@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { fixSummary, makeFix } from '../fix.js';
-import { lastXmlProperty, parseServerConfigXml, setXmlProperty, type XmlProperty } from '../formats/serverconfig-xml.js';
+import { decodeEntities, lastXmlProperty, parseServerConfigXml, setXmlProperty, type XmlProperty } from '../formats/serverconfig-xml.js';
 import type { LoadedFile } from '../look.js';
 import { option, type Probe, type ProbeContext } from '../probe.js';
 import { hostPath, type ProcessHint } from '../recognise.js';
@@ -58,7 +58,9 @@ function read(file: LoadedFile): GameSettings | undefined {
   const enabled = enabledProperty ? parseFlag(enabledProperty.value) : true;
   const { port, problems } = portFrom(lastXmlProperty(properties, 'TelnetPort')?.value, 'TelnetPort', source, DEFAULT_PORT);
   const passwordProperty = lastXmlProperty(properties, 'TelnetPassword');
-  const password = passwordProperty && valueText(settings, passwordProperty.value);
+  // The bytes decoded first, then the entities: `&#233;` is é, as the server's XmlDocument reads it.
+  const rawPassword = passwordProperty && valueText(settings, settings.text.slice(passwordProperty.valueStart, passwordProperty.valueEnd));
+  const password = rawPassword === undefined ? undefined : decodeEntities(rawPassword);
   if (passwordProperty && password === undefined) problems.push(unreadablePassword('TelnetPassword', source));
   const fix = makeTelnetFix(file, enabled === true, Boolean(password));
   if (!password) problems.push(loopbackOnly(source, fix));
