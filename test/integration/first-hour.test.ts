@@ -167,6 +167,10 @@ describe("an owner's first hour: messages that fit where they appear", () => {
     writeFileSync(tokenFile, `${SIM_TOKEN}\n`);
     const env: NodeJS.ProcessEnv = {};
     for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('PORTER_') && !key.startsWith('npm_')) env[key] = value;
+    // npx runs the clone's own package by installing its folder, and that runs its `prepare`
+    // (npm run build) in place: it would delete and rebuild dist/ under every other test running.
+    // The clone here is built already, as after `npm ci`.
+    env.npm_config_ignore_scripts = 'true';
     // No `porter` on this PATH: a clone after `npm ci`, not a global install.
     env.PATH = (env.PATH ?? '')
       .split(':')

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { startRconServer } from '../../src/sim/rcon-server.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi } from '../../src/sim/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { repoRoot } from './repo.js';
+import { installPackedPorter } from './packed.js';
 import { run, which } from './run.js';
 import { makeUnitRoot } from './unit-root.js';
 
@@ -18,8 +18,6 @@ import { makeUnitRoot } from './unit-root.js';
  * root, so `systemd-analyze verify --root` checks the shipped unit against the real install.
  * Figures (help time, time to first pull) are printed as test diagnostics.
  */
-
-const INSTALL_TIMEOUT_MS = 170_000;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -35,17 +33,8 @@ describe('npm pack → npm install -g → porter', { timeout: 240_000 }, () => {
   before(async () => {
     work = mkdtempSync(join(tmpdir(), 'porter-pack-'));
     root = makeUnitRoot('absent');
-    // --ignore-scripts: `prepare` (tsc over the whole tree) already ran for this test run.
-    const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: repoRoot, timeoutMs: 60_000 });
-    assert.equal(packed.code, 0, packed.stderr);
-    const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
-    assert.ok(tarball, 'npm pack wrote a tarball');
     const prefix = join(root, 'usr/local');
-    const installed = await run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', join(work, tarball)], {
-      cwd: work,
-      timeoutMs: INSTALL_TIMEOUT_MS,
-    });
-    assert.equal(installed.code, 0, `npm install -g failed:\n${installed.stderr}`);
+    await installPackedPorter(work, prefix);
     porter = join(prefix, 'bin/porter');
     packageDir = join(prefix, 'lib/node_modules/porter');
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
@@ -7,8 +7,9 @@ import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { bootContainer, type Container } from './nspawn.js';
+import { installPackedPorter } from './packed.js';
 import { repoRoot } from './repo.js';
-import { missingTool, run } from './run.js';
+import { missingTool } from './run.js';
 
 /**
  * An owner's first hour, by the book (docs/install.md#systemd-service), under a real systemd: a
@@ -23,7 +24,6 @@ import { missingTool, run } from './run.js';
 
 const PASSWORD = 'nspawn-rcon-password-7d1f';
 const SECOND_SERVER_ID = '6f9619ff-8b86-d011-b42d-00c04fc964ff';
-const INSTALL_TIMEOUT_MS = 170_000;
 /** Generous: CI runs two test files at once on two loaded cores. */
 const WAIT_MS = 60_000;
 
@@ -88,17 +88,9 @@ describe('porter init --systemd under a real systemd (systemd-nspawn)', { skip, 
     survival = await startRconServer({ password: PASSWORD, flavour: 'minecraft', players: ['Steve'] });
     creative = await startRconServer({ password: PASSWORD, flavour: 'minecraft', players: ['Alex'] });
     work = mkdtempSync(join(tmpdir(), 'porter-nspawn-'));
-    // As test/ship/pack.test.ts: the package a user gets, installed with npm into a fresh prefix.
-    const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: repoRoot, timeoutMs: 60_000 });
-    assert.equal(packed.code, 0, packed.stderr);
-    const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
-    assert.ok(tarball, 'npm pack wrote a tarball');
+    // The package a user gets, installed with npm into a fresh prefix.
     const prefix = join(work, 'usr/local');
-    const installed = await run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', join(work, tarball)], {
-      cwd: work,
-      timeoutMs: INSTALL_TIMEOUT_MS,
-    });
-    assert.equal(installed.code, 0, `npm install -g failed:\n${installed.stderr}`);
+    await installPackedPorter(work, prefix);
     const booting = performance.now();
     try {
       container = await bootContainer({ bindReadOnly: { [prefix]: '/usr/local' }, timeoutMs: WAIT_MS });
