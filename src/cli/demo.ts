@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEMO_GAME_NAMES, type DemoGameName } from '../sim/demo-games.js';
 import { defaultSimStatePath } from '../sim/sim-state.js';
 import { action, daemonLogger } from './common.js';
@@ -9,7 +9,7 @@ export function registerDemo(program: Command): void {
     .description('run porter against a simulated store API and game server on 127.0.0.1: no setup, no network')
     .addOption(new Option('--game <name>', 'the simulated game server').choices(DEMO_GAME_NAMES).default('minecraft'))
     .option('--keep-running', 'keep delivering after the sample purchases, and take more from porter sim buy (stop with Ctrl-C)', false)
-    .option('--join-after <ms>', 'when the player Alex joins the game', (value) => Number.parseInt(value, 10), 3000)
+    .option('--join-after <ms>', 'when the player Alex joins the game', joinAfterMs, 3000)
     .addHelpText(
       'after',
       '\nExamples:\n  porter demo\n  porter demo --game zomboid\n\nShows purchases being claimed, run over RCON and reported, then a summary of what the store saw.',
@@ -30,4 +30,10 @@ export function registerDemo(program: Command): void {
         return code;
       }),
     );
+}
+
+/** A whole number of milliseconds; `abc` or `-5` is a usage error (exit 64), not a NaN the demo runs with. */
+function joinAfterMs(value: string): number {
+  if (!/^\d{1,9}$/.test(value.trim())) throw new InvalidArgumentError('expected a whole number of milliseconds, e.g. 3000');
+  return Number.parseInt(value, 10);
 }

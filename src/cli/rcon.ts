@@ -1,7 +1,7 @@
 import { serverLabel } from '../config/server-label.js';
 import type { Command } from 'commander';
 import { systemClock } from '../clock.js';
-import { ConfigError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { action, loadConfigFor, pickServer, commandLogger } from './common.js';
 
 export function registerRcon(program: Command): void {
@@ -20,8 +20,10 @@ export function registerRcon(program: Command): void {
         const config = await loadConfigFor(options.config);
         const server = pickServer(config, options.server);
         if (server.executor.type === 'script') {
-          throw new ConfigError(
-            `server ${serverLabel(server)} uses a script executor, which has no console: run the script itself to test it`,
+          // The server named (or the only one) is one porter rcon cannot use: a usage error, like an unknown --server.
+          const consoles = config.servers.filter((s) => s.executor.type !== 'script').map((s) => serverLabel(s));
+          throw new UsageError(
+            `server ${serverLabel(server)} uses a script executor, which has no console: run the script itself to test it${consoles.length > 0 ? `, or use --server with one of ${consoles.join(', ')}` : ''}`,
           );
         }
         const [{ createExecutor }, { gameFor }] = await Promise.all([import('../protocols/registry.js'), import('../games/registry.js')]);

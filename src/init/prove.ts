@@ -22,10 +22,12 @@ export async function proveLogin(config: unknown, baseDir: string): Promise<Logi
   const loaded = await parseConfig(config, baseDir, {});
   const server = loaded.servers[0]!;
   const logger = pino({ level: 'silent' });
-  const executor = createExecutor(server.executor, { logger, clock: systemClock });
+  const game = gameFor(server.players);
+  // A rejected password names where this game keeps it, as porter check and porter run do.
+  const executor = createExecutor(server.executor, { logger, clock: systemClock, passwordHint: game.rconPassword });
   try {
     await executor.connect(AbortSignal.timeout(15_000));
-    const raw = await playerReader(server.players, gameFor(server.players), executor, logger)();
+    const raw = await playerReader(server.players, game, executor, logger)();
     const { ids } = normalizeIdentifiers(raw);
     return { kind: 'ok', connected: executor.connectedText, online: onlineText(raw, ids, false) };
   } catch (error) {

@@ -30,6 +30,7 @@ describe('usage errors', () => {
     [['sim', '--game', 'tetris'], /argument 'tetris' is invalid\. Allowed choices are minecraft, /],
     [['sim', 'buy'], /missing required argument 'command'/],
     [['sim', 'buy', 'say hi', '--bogus'], /unknown option '--bogus'/],
+    [['demo', '--join-after', 'abc'], /option '--join-after <ms>' argument 'abc' is invalid\. expected a whole number of milliseconds/],
   ] as const) {
     test(`porter ${args.join(' ')}: exit 64, naming it`, async () => {
       const result = await porter(args);

@@ -132,6 +132,19 @@ describe("an owner's first hour: messages that fit where they appear", () => {
       }
       const fine = await porter(bed, 'rcon', '-c', bed.configPath, '--server', 'second', 'list');
       assert.equal(fine.code, 0, fine.stderr);
+      // A server with no console is one porter rcon cannot use either.
+      bed.writeConfig((config) => {
+        config.servers.push({
+          ...config.servers[0]!,
+          id: 'c0ffee00-0000-4000-8000-000000000002',
+          name: 'second',
+          executor: { type: 'script', exec: [process.execPath, '-e', '0'] },
+          players: { preset: 'none' },
+        });
+      });
+      const script = await porter(bed, 'rcon', '-c', bed.configPath, '--server', 'second', 'list');
+      assert.equal(script.code, 64, script.stderr);
+      assert.match(script.stderr, /server second uses a script executor, which has no console: .*use --server with one of itest/);
     } finally {
       await bed.close();
     }
