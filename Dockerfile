@@ -33,6 +33,8 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 COPY --from=build /src/dist/bundle ./dist/bundle
 COPY config.example.json config.schema.json ./
 COPY systemd ./systemd
+# The docs ship with the package (the unit's Documentation= names them): the image has what npm installs.
+COPY docs ./docs
 
 # The config is mounted read-only at /etc/porter/config.json and sets "stateDir": "/var/lib/porter"
 # (a volume, so the journal survives the container). Secrets: PORTER_API_TOKEN /

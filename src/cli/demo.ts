@@ -23,7 +23,7 @@ export function registerDemo(program: Command): void {
           keepRunning: options.keepRunning,
           joinAfterMs: options.joinAfter,
           out: process.stdout,
-          statePath: defaultSimStatePath(),
+          statePath: () => defaultSimStatePath(),
           logger: async (config) => (logger = await daemonLogger(config)),
         });
         if (logger) await flushLogger(logger);

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { DEMO_GAME_NAMES, type DemoGameName } from '../sim/demo-games.js';
-import { defaultSimStatePath } from '../sim/sim-state.js';
+import { DEFAULT_SIM_STATE_TEXT, defaultSimStatePath } from '../sim/sim-state.js';
 import { action } from './common.js';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -13,7 +13,7 @@ export function registerSim(program: Command): void {
     )
     .addOption(new Option('--game <name>', 'the simulated game server').choices(DEMO_GAME_NAMES).default('minecraft'))
     .option('--json', 'print the config values as one JSON line, then one JSON line per event (for scripts)', false)
-    .option('--state <file>', `where porter sim buy finds this sim (default: ${defaultSimStatePath()})`)
+    .option('--state <file>', `where porter sim buy finds this sim (default: ${DEFAULT_SIM_STATE_TEXT})`)
     .addHelpText(
       'after',
       [
@@ -54,7 +54,7 @@ export function registerSim(program: Command): void {
     .argument('<command...>', 'the product\'s command; {player} stands for the buyer\'s name, e.g. "give {player} diamond 1"')
     .option('-p, --player <name>', "the buyer's name: put in place of {player}, and the player who must be online")
     .option('--offline', 'deliver even when the player is not online', false)
-    .option('--state <file>', `the running sim's state file (default: ${defaultSimStatePath()})`)
+    .option('--state <file>', `the running sim's state file (default: ${DEFAULT_SIM_STATE_TEXT})`)
     .option('--json', 'print the queued purchase as JSON', false)
     .addHelpText(
       'after',

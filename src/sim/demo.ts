@@ -21,8 +21,8 @@ export interface DemoOptions {
   readonly keepRunning: boolean;
   readonly joinAfterMs: number;
   readonly out: NodeJS.WritableStream;
-  /** With keepRunning: where `porter sim buy` finds the demo's purchases route. */
-  readonly statePath: string;
+  /** With keepRunning: where `porter sim buy` finds the demo's purchases route (asked only then). */
+  readonly statePath: () => string;
 }
 
 export async function runDemo(options: DemoOptions): Promise<number> {
@@ -30,7 +30,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'porter-demo-'));
   let checkout: Checkout | undefined;
   try {
-    if (options.keepRunning) checkout = await openCheckout(store, options.game, options.statePath);
+    if (options.keepRunning) checkout = await openCheckout(store, options.game, options.statePath());
     return await demonstrate(store, dir, options, checkout);
   } finally {
     await checkout?.close();

@@ -1,3 +1,4 @@
+import { UsageError } from '../errors.js';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,9 +19,27 @@ export interface SimState {
   readonly token: string;
 }
 
+/** Where `porter sim` and `porter sim buy` meet without `--state`, as the help says it. */
+export const DEFAULT_SIM_STATE_TEXT = '$XDG_RUNTIME_DIR/porter/sim.json, else ~/.local/state/porter/sim.json';
+
+/**
+ * The per-user state file of the running sim. Read only when a sim or a demo needs it: a user
+ * with no home (systemd's DynamicUser=, HOME unset) makes os.homedir() throw, and that must never
+ * stop `porter run` or `porter check` from starting.
+ */
 export function defaultSimStatePath(env: NodeJS.ProcessEnv = process.env): string {
   if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, 'porter', 'sim.json');
-  const state = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
+  let home = env.HOME;
+  if (!home && !env.XDG_STATE_HOME) {
+    try {
+      home = homedir();
+    } catch {
+      throw new UsageError(
+        "there is no home folder to keep the sim's state file in: pass --state FILE (the same on porter sim and porter sim buy)",
+      );
+    }
+  }
+  const state = env.XDG_STATE_HOME || join(home!, '.local', 'state');
   return join(state, 'porter', 'sim.json');
 }
 

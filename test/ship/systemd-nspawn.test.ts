@@ -118,7 +118,7 @@ describe('porter init --systemd under a real systemd (systemd-nspawn)', { skip, 
     // wrote its state directory, and the credentials carried the token and the password.
     assert.match(init.stdout, /^✔ config: \/etc\/porter\/config\.json \(1 server\)$/m);
     assert.match(init.stdout, /^✔ state directory writable: \/var\/lib\/porter$/m);
-    assert.match(init.stdout, /^✔ server survival: players read .*: 1 online: steve$/m);
+    assert.match(init.stdout, /^✔ server survival: players read .*: 1 player online: steve$/m);
     assert.match(init.stdout, /^✔ API token accepted by /m);
     assert.match(init.stdout, /done: the service can read its config and credentials/);
     assert.ok(init.stdout.indexOf('✔ API token') < init.stdout.indexOf('done:'), 'checked before done');
@@ -191,7 +191,7 @@ describe('porter init --systemd under a real systemd (systemd-nspawn)', { skip, 
     const check = await inside(documented[1]!.split(' '));
     assert.equal(check.code, 0, check.stdout + check.stderr);
     assert.match(check.stdout, /^✔ config: \/etc\/porter\/config\.json \(2 servers\)$/m);
-    assert.match(check.stdout, /^✔ server creative: players read .*: 1 online: alex$/m);
+    assert.match(check.stdout, /^✔ server creative: players read .*: 1 player online: alex$/m);
     assert.equal(await property('MainPID'), pid, 'the check left the running service alone');
 
     const reload = await inside(documented[2]!.split(' '));
