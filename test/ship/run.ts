@@ -31,6 +31,8 @@ export function run(
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: performance.now() - started }));
+    // A program that exits without reading its input (EPIPE) has not failed the run: its exit says how it went.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
 }

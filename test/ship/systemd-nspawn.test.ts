@@ -146,11 +146,23 @@ describe('porter init --systemd under a real systemd (systemd-nspawn)', { skip, 
     }
   });
 
+  /**
+   * init writes health.listen 127.0.0.1:9464 (what the container HEALTHCHECK asks), and the
+   * container shares the host's network: another porter or a second test run may hold that port.
+   * The service gets one the system picks instead; the rest of init's config is left as it wrote it.
+   */
+  function useAnyHealthPort(): void {
+    const configPath = join(container!.root, '/etc/porter/config.json');
+    const config = JSON.parse(readFileSync(configPath, 'utf8')) as { health?: { listen: string } };
+    writeFileSync(configPath, `${JSON.stringify({ ...config, health: { listen: '127.0.0.1:0' } }, null, 2)}\n`);
+  }
+
   test('the steps init printed start it: the service runs as a dynamic user and delivers', async (t) => {
     if (!ready(t)) return;
     const next = initOutput.slice(initOutput.indexOf('Next:'));
     const steps = [...next.matchAll(/^ {2}sudo (systemctl .+)$/gm)].map((m) => m[1]!);
     assert.deepEqual(steps, ['systemctl enable --now porter'], next);
+    useAnyHealthPort();
     for (const step of steps) {
       const result = await inside(step.split(' '));
       assert.equal(result.code, 0, `${step}: ${result.stdout}${result.stderr}`);
@@ -217,6 +229,7 @@ describe('porter init --systemd under a real systemd (systemd-nspawn)', { skip, 
     assert.match(again.stdout, /^ {2}sudo systemctl restart porter$/m);
     assert.doesNotMatch(again.stdout, /enable --now/);
     assert.equal(await property('MainPID'), pid);
+    useAnyHealthPort();
     const restart = await inside(['systemctl', 'restart', 'porter']);
     assert.equal(restart.code, 0, restart.stdout + restart.stderr);
     const id = api.enqueue(SIM_SERVER_ID, { command: 'give Steve gold_ingot 1' });
