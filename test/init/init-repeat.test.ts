@@ -11,6 +11,7 @@ import { Terminal } from '../helpers/tmux.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { CLI, WAIT } from '../integration/harness.js';
 import { missingTool } from '../ship/run.js';
+import { freePort } from '../helpers/free-port.js';
 
 /**
  * `porter init` run a second time, stopped half-way, and meeting a game server whose RCON it has
@@ -27,14 +28,6 @@ function porter(args: readonly string[], cwd: string): Promise<{ code: number; o
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
     });
   });
-}
-
-/** A port nothing listens on now (an RCON simulator is started on it later). */
-async function freePort(): Promise<number> {
-  const server = await startRconServer({ password: 'unused-password' });
-  const { port } = server;
-  await server.close();
-  return port;
 }
 
 /** The screen as one line: clack wraps long lines and draws a gutter. */
@@ -70,6 +63,16 @@ describe('porter init repeated, stopped, retried (terminal)', { skip }, () => {
     terminal.type(SIM_TOKEN);
     terminal.press('Enter');
     await terminal.waitFor(/Which of the store's servers/, 'the server list');
+    terminal.press('Enter');
+  }
+
+  /** The store answered, then yes to switching RCON on and to the settings found: init goes on to the login. */
+  async function acceptTheEdit(terminal: Terminal): Promise<void> {
+    await answerStore(terminal);
+    await terminal.waitFor(/Set enable-rcon=true/, 'the edit offered');
+    terminal.press('Left');
+    terminal.press('Enter');
+    await terminal.waitFor(/Use these settings\?/, 'the detected settings');
     terminal.press('Enter');
   }
 
@@ -166,12 +169,7 @@ describe('porter init repeated, stopped, retried (terminal)', { skip }, () => {
     const dir = join(work, 'hanging');
     const terminal = new Terminal([CLI, 'init', '--dir', dir, '--game-dir', folder], {}, work);
     try {
-      await answerStore(terminal);
-      await terminal.waitFor(/Set enable-rcon=true/, 'the edit offered');
-      terminal.press('Left');
-      terminal.press('Enter');
-      await terminal.waitFor(/Use these settings\?/, 'the detected settings');
-      terminal.press('Enter');
+      await acceptTheEdit(terminal);
       await waitFor(() => connected.length > 0, { ...WAIT, what: 'the login to be tried' });
       terminal.press('C-c');
       await waitFor(() => terminal.exitStatus() !== undefined, { ...WAIT, what: 'porter init to end' });
@@ -195,12 +193,7 @@ describe('porter init repeated, stopped, retried (terminal)', { skip }, () => {
     const terminal = new Terminal([CLI, 'init', '--dir', dir, '--game-dir', folder], {}, work);
     let game: Awaited<ReturnType<typeof startRconServer>> | undefined;
     try {
-      await answerStore(terminal);
-      await terminal.waitFor(/Set enable-rcon=true/, 'the edit offered');
-      terminal.press('Left');
-      terminal.press('Enter');
-      await terminal.waitFor(/Use these settings\?/, 'the detected settings');
-      terminal.press('Enter');
+      await acceptTheEdit(terminal);
       const asked = await terminal.waitFor(/Try the login again/, 'the offer to try again');
       const said = flat(asked);
       assert.match(said, /It reads \.\/server\.properties only when it starts: restart the game server now/);

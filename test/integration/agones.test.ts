@@ -1,24 +1,15 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { startAgonesSdk } from '../../src/sim/agones-sdk.js';
 import { SIM_SERVER_ID, startBed, WAIT } from './harness.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { freePort } from '../helpers/free-port.js';
 
 /**
  * porter as a sidecar of an Agones GameServer, through the real CLI against a simulated SDK
  * gateway (src/sim/agones-sdk.ts): AGONES_SDK_HTTP_PORT set as Agones sets it, the state moved
  * as Agones moves it.
  */
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('Agones: porter follows the GameServer state', () => {
   test('nothing is claimed before Ready; Ready and Allocated deliver; Shutdown drains and exits 0', async () => {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, rmdirSync, writeSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, isSettled, SIM_SERVER_ID, startBed, WAIT, type TestBed } from './harness.js';
+import { freePort } from '../helpers/free-port.js';
 
 /**
  * A state directory on a small tmpfs that fills up and frees again while porter delivers, through
@@ -130,14 +130,6 @@ function fillDisk(path: string): void {
   } finally {
     closeSync(fd);
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function get(port: number, path: string): Promise<{ status: number; text: string }> {
