@@ -14,7 +14,7 @@ import { assertSingleLine, type Executor } from '../protocols/executor.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
 import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal.js';
 import type { FailureKind, SettledDelivery } from './ledger-record.js';
-import { WakeSignal } from './wake.js';
+import { WakeSignal } from '../wake-signal.js';
 
 /**
  * One server's delivery loop (docs/design.md#delivery-semantics): wait until the game server is reachable, read who is

@@ -3,6 +3,7 @@ import { isConfigurationError, NotSentError } from '../errors.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { normalizeIdentifiers } from './normalize.js';
+import { WakeSignal } from '../wake-signal.js';
 
 export interface PlayerCacheOptions {
   /** Reads the raw identifiers once (preset over RCON, or a script). */
@@ -69,6 +70,11 @@ export class PlayerCache {
   startWatching(signal: AbortSignal): void {
     if (this.#watching || signal.aborted) return;
     this.#watching = true;
+    // One abort listener for the watcher's whole life, not one per sleep: a fleet's watchers
+    // sleep hundreds of times a second (docs/benchmarks.md, fleet).
+    const stopped = new WakeSignal();
+    const onStop = () => stopped.wake();
+    signal.addEventListener('abort', onStop, { once: true });
     void (async () => {
       try {
         while (!signal.aborted) {
@@ -76,13 +82,13 @@ export class PlayerCache {
             () => true,
             () => false,
           );
+          if (signal.aborted) break;
           // A failure that was passed on (server unreachable) caches nothing: try again in a moment.
           const wait = ok ? this.#msUntilStale() : this.#failureRetryMs();
-          await this.#o.clock.sleep(wait, signal);
+          await stopped.sleepUnlessWoken(this.#o.clock, wait);
         }
-      } catch {
-        // sleep rejects when the signal aborts: that is the way out.
       } finally {
+        signal.removeEventListener('abort', onStop);
         this.#watching = false;
       }
     })();
