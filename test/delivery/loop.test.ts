@@ -8,7 +8,7 @@ import type { PullResult, ReportResult, ServerApi } from '../../src/api/types.js
 import { systemClock } from '../../src/clock.js';
 import { ApiServerError } from '../../src/api/errors.js';
 import { CommandFailedError, CredentialsError, NotSentError, OutcomeUnknownError } from '../../src/errors.js';
-import { Journal } from '../../src/delivery/journal.js';
+import { Journal } from '../../src/delivery/journal/journal.js';
 import { DeliveryLoop, type DeliveryLoopOptions } from '../../src/delivery/loop.js';
 import { type Executor } from '../../src/protocols/executor.js';
 import { FakeClock, flush } from '../helpers/fake-clock.js';
