@@ -7,9 +7,9 @@ import type { Clock } from '../clock.js';
 import type { ResolvedServer } from '../config/schema.js';
 import type { DeliveryLoopOptions, DeliveryObserver } from '../delivery/loop.js';
 import { DeliveryLoop } from '../delivery/loop.js';
-import { idlePacer } from '../delivery/idle-pacing.js';
-import type { Journal } from '../delivery/journal.js';
-import type { DeliveryLedger } from '../delivery/ledger.js';
+import { idlePacer } from '../api/idle-pacing.js';
+import type { Journal } from '../delivery/journal/journal.js';
+import type { DeliveryHistory } from '../delivery/history/history.js';
 import type { Executor } from '../protocols/executor.js';
 import { PlayerCache } from '../players/cache.js';
 import { playerReader } from '../players/reader.js';
@@ -42,7 +42,7 @@ export interface SharedParts {
   readonly scrub: (text: string) => string;
   readonly observer?: DeliveryObserver;
   /** The delivery history every loop records its settled commands in. */
-  readonly history?: DeliveryLedger;
+  readonly history?: DeliveryHistory;
   /** Holds every pull while claims are not allowed (Agones). */
   readonly gate?: DeliveryLoopOptions['gate'];
 }

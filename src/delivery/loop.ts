@@ -12,8 +12,8 @@ import {
 } from '../errors.js';
 import { assertSingleLine, type Executor } from '../protocols/executor.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
-import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal.js';
-import type { FailureKind, SettledDelivery } from './ledger-record.js';
+import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal/journal.js';
+import type { FailureKind, SettledDelivery } from './history/history-record.js';
 import { WakeSignal } from '../wake-signal.js';
 
 /**

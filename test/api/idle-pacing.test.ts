@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Budget, type RouteBudgetSnapshot } from '../../src/api/budget.js';
-import { idleDelay, idlePacer } from '../../src/delivery/idle-pacing.js';
+import { idleDelay, idlePacer } from '../../src/api/idle-pacing.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 function pull(over: Partial<RouteBudgetSnapshot>): RouteBudgetSnapshot {

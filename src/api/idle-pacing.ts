@@ -1,4 +1,4 @@
-import type { RouteBudgetSnapshot } from '../api/budget.js';
+import type { RouteBudgetSnapshot } from './budget.js';
 
 /**
  * How long to wait before the next pull after one that found nothing due.
