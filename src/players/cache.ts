@@ -50,11 +50,8 @@ export class PlayerCache {
     signal?.throwIfAborted();
     const fresh = this.#freshList();
     if (fresh) return [...fresh];
-    this.#inflight ??= this.#read(signal).finally(() => {
-      this.#inflight = undefined;
-    });
     try {
-      return [...(await untilAborted(this.#inflight, signal))];
+      return [...(await untilAborted(this.#readShared(signal), signal))];
     } catch (error) {
       if (signal?.aborted || mustPassOn(error)) throw error;
       // The shared read was aborted by the caller that started it; this caller still gets an answer.
@@ -78,10 +75,14 @@ export class PlayerCache {
     void (async () => {
       try {
         while (!signal.aborted) {
-          const ok = await this.get(signal).then(
-            () => true,
-            () => false,
-          );
+          // Not through get(): the read takes the same signal, so it cannot outlive a stop, and
+          // the watcher needs no copy of the list.
+          const ok =
+            this.#freshList() !== undefined ||
+            (await this.#readShared(signal).then(
+              () => true,
+              () => false,
+            ));
           if (signal.aborted) break;
           // A failure that was passed on (server unreachable) caches nothing: try again in a moment.
           const wait = ok ? this.#msUntilStale() : this.#failureRetryMs();
@@ -92,6 +93,14 @@ export class PlayerCache {
         this.#watching = false;
       }
     })();
+  }
+
+  /** The read in flight, started by this caller if none is. */
+  #readShared(signal: AbortSignal | undefined): Promise<string[]> {
+    this.#inflight ??= this.#read(signal).finally(() => {
+      this.#inflight = undefined;
+    });
+    return this.#inflight;
   }
 
   #freshList(): string[] | undefined {
