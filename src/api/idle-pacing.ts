@@ -20,28 +20,6 @@ import type { RouteBudgetSnapshot } from './budget.js';
  */
 export const IDLE_RESERVE_FRACTION = 0.25;
 
-/**
- * One loop's idle pacing, as the loop asks for it. With webhooks, the first safety-net sleep is a
- * random part of `idleMs`: servers that start together (a whole fleet at once) would otherwise
- * send all their safety-net pulls in the same instant every idleMs, a burst the API answers
- * slowly and porter pays for in queued requests (docs/benchmarks.md, fleet). Each later sleep is
- * idleMs again, so the pulls stay spread. Never longer than idleMs.
- */
-export function idlePacer(
-  pullBudget: () => RouteBudgetSnapshot,
-  now: () => number,
-  idleMs: number,
-  webhookWakes = false,
-  random: () => number = Math.random,
-): () => number {
-  let first = webhookWakes;
-  return () => {
-    if (!first) return idleDelay(pullBudget(), now(), idleMs, webhookWakes);
-    first = false;
-    return Math.max(1, Math.ceil(random() * idleMs));
-  };
-}
-
 export function idleDelay(pull: RouteBudgetSnapshot, now: number, idleMs: number, webhookWakes = false): number {
   if (webhookWakes) return idleMs;
   const floor = Math.max(100, Math.floor(idleMs / 4));

@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import type { ResolvedServer } from '../config/schema.js';
 import type { DeliveryLoopOptions, DeliveryObserver } from '../delivery/loop.js';
 import { DeliveryLoop } from '../delivery/loop.js';
-import { idlePacer } from '../api/idle-pacing.js';
+import { idleDelay } from '../api/idle-pacing.js';
 import type { Journal } from '../delivery/journal/journal.js';
 import type { DeliveryHistory } from '../delivery/history/history.js';
 import type { Executor } from '../protocols/executor.js';
@@ -71,12 +71,7 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
     journal,
     policy: compileCommandPolicy(preset, server.commandPolicy),
     failureIn: (answer) => failureIn(answer, patterns),
-    idleDelay: idlePacer(
-      () => budget.routeSnapshot('pull'),
-      () => clock.now(),
-      shared.pollIdleMs,
-      shared.webhookWakes,
-    ),
+    idleDelay: () => idleDelay(budget.routeSnapshot('pull'), clock.now(), shared.pollIdleMs, shared.webhookWakes),
     pullDelay: () => budget.delayFor('pull'),
     notSentRetryMs: server.notSentRetryMs,
     scrub: shared.scrub,
