@@ -12,6 +12,7 @@
 export const EXACT_UP_TO = 1024;
 /** More calls than this in flight means their answers were never reported: the oldest is settled. */
 const MAX_IN_FLIGHT = 64;
+const NONE_IN_FLIGHT: readonly number[] = [];
 
 export class CallLog {
   readonly #windowMs: number;
@@ -58,7 +59,10 @@ export class CallLog {
   count(now: number): number {
     this.#prune(now);
     const since = now - this.#windowMs;
-    return this.#answered + this.#inFlight.filter((sentAt) => sentAt > since).length;
+    // A loop, not filter(): the budget asks this several times per call, and every idle pull of a fleet counts.
+    let flying = 0;
+    for (const sentAt of this.#inFlight) if (sentAt > since) flying++;
+    return this.#answered + flying;
   }
 
   /** When the oldest counted call stops counting; undefined when none counts. */
@@ -76,7 +80,7 @@ export class CallLog {
   #nthOldest(now: number, n: number): number | undefined {
     this.#prune(now);
     const since = now - this.#windowMs;
-    const flying = this.#inFlight.filter((sentAt) => sentAt > since).sort((a, b) => a - b);
+    const flying = this.#inFlight.length === 0 ? NONE_IN_FLIGHT : this.#inFlight.filter((sentAt) => sentAt > since).sort((a, b) => a - b);
     let left = n;
     let fly = 0;
     for (let run = this.#head; run < this.#times.length; run++) {
