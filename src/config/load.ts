@@ -127,14 +127,16 @@ export async function parseConfig(
     let password: string | undefined;
     // Where the transport's secret comes from besides the file: its descriptor says.
     const { secret: source }: TransportDescriptor = transportOf(server.executor.type);
-    if (source && 'password' in server.executor) {
+    // A transport with a secret has these keys in its section (absent when not written).
+    const keys: { readonly type: string; readonly password?: string | undefined; readonly passwordFile?: string | undefined } = server.executor;
+    if (source) {
       ({ value: password } = await secret({
         key: `servers[${index}].executor.password`,
         fileKey: `servers[${index}].executor.passwordFile`,
         envName: source.envName,
         credentialName: source.credentialName,
-        inline: server.executor.password,
-        file: server.executor.passwordFile,
+        inline: keys.password,
+        file: keys.passwordFile,
       }));
     }
     servers.push(resolveServer(server, baseDir, password));
