@@ -62,7 +62,12 @@ module.exports = {
       name: 'layer-unlisted',
       comment: 'A folder of src/ that is not in LAYERS: place it there.',
       severity: 'error',
-      from: { path: '^src/', pathNot: `^src/([^/]+\\.ts$|(${LAYERS.slice(1).filter((layer) => layer !== 'descriptors').join('|')})/)` },
+      from: {
+        path: '^src/',
+        pathNot: `^src/([^/]+\\.ts$|(${LAYERS.slice(1)
+          .filter((layer) => layer !== 'descriptors')
+          .join('|')})/)`,
+      },
       to: {},
     },
     ...layerRules,

@@ -128,7 +128,8 @@ export async function parseConfig(
     // Where the transport's secret comes from besides the file: its descriptor says.
     const { secret: source }: TransportDescriptor = transportOf(server.executor.type);
     // A transport with a secret has these keys in its section (absent when not written).
-    const keys: { readonly type: string; readonly password?: string | undefined; readonly passwordFile?: string | undefined } = server.executor;
+    const keys: { readonly type: string; readonly password?: string | undefined; readonly passwordFile?: string | undefined } =
+      server.executor;
     if (source) {
       ({ value: password } = await secret({
         key: `servers[${index}].executor.password`,

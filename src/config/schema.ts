@@ -21,17 +21,14 @@ export const presetNames = GAME_NAMES;
 /** "default minecraft for rcon, …": transports with a console first, a script's fallback last. */
 const defaultPresets = [...TRANSPORTS]
   .sort((a, b) => Number('console' in b) - Number('console' in a))
-  .map((transport) => `${transport.defaultPreset} for ${transport.type}${'defaultPresetNote' in transport ? transport.defaultPresetNote : ''}`)
+  .map(
+    (transport) => `${transport.defaultPreset} for ${transport.type}${'defaultPresetNote' in transport ? transport.defaultPresetNote : ''}`,
+  )
   .join(', ');
 
 export const playersSchema = z
   .strictObject({
-    preset: z
-      .enum(presetNames)
-      .optional()
-      .describe(
-        `Game preset; default ${defaultPresets}.`,
-      ),
+    preset: z.enum(presetNames).optional().describe(`Game preset; default ${defaultPresets}.`),
     command: z.string().min(1).optional().describe('custom preset: console command that lists players.'),
     pattern: z.string().min(1).optional().describe('custom preset: regular expression with a named group "id", applied to every line.'),
     exec: z.array(z.string().min(1)).min(1).optional().describe('Script that prints one identifier per line (overrides preset).'),

@@ -35,7 +35,10 @@ export const executorSchema = z.discriminatedUnion('type', TRANSPORTS.map((trans
 export function transportOf<T extends TransportType>(type: T): Extract<Transport, { readonly type: T }> {
   const found = TRANSPORTS.find((transport) => transport.type === type);
   // The schema admits no other type, so only a caller that bypassed it gets here.
-  if (!found) throw new ConfigError(`executor.type "${type}" is not a transport porter knows; use one of ${TRANSPORTS.map((t) => t.type).join(', ')}`);
+  if (!found)
+    throw new ConfigError(
+      `executor.type "${type}" is not a transport porter knows; use one of ${TRANSPORTS.map((t) => t.type).join(', ')}`,
+    );
   return found as Extract<Transport, { readonly type: T }>;
 }
 

@@ -3,7 +3,6 @@ import { Secret } from './secret.js';
 import { DEFAULT, type Fact, type GameSettings } from './settings.js';
 import type { Detection, FoundSetting, Problem } from './types.js';
 
-
 const LOOPBACK = '127.0.0.1';
 
 /** The detection the settings amount to: the executor, the lines to show, and what stands in the way. */
