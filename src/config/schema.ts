@@ -1,7 +1,7 @@
 import { GAME_NAMES } from '../games/registry.js';
 import { z } from 'zod';
 import { port, positiveMs, problemsOf } from '../protocols/descriptor.js';
-import { executorSchema, TRANSPORTS, type ParsedExecutor, type ResolvedExecutor } from '../protocols/descriptors.js';
+import { executorSchema, TRANSPORTS, type ResolvedExecutor } from '../protocols/descriptors.js';
 import { ruleProblem } from '../policy/rule-syntax.js';
 import { baseUrlProblems } from './base-url.js';
 import { LISTEN_FORM, parseListenAddress } from './listen-address.js';
@@ -320,7 +320,6 @@ function duplicateServerIds(servers: readonly unknown[], ctx: z.RefinementCtx): 
 /** Parsed with defaults; secrets not resolved yet. */
 export type ParsedConfig = z.output<typeof configSchema>;
 export type ServerConfig = z.output<typeof serverSchema>;
-export type ExecutorConfig = ParsedExecutor;
 export type PlayersConfig = z.output<typeof playersSchema>;
 
 /**

@@ -21,7 +21,7 @@ import { zomboidGame } from './zomboid.js';
  * transport's `executor.type`, checked against the descriptors in src/init/game-transport.ts), the
  * port of the game's own documentation (docs/games.md has them per game), and its name in init's questions.
  */
-export interface GameConsole {
+interface GameConsole {
   readonly transport: string;
   readonly port: number;
   readonly title: string;

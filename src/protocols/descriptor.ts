@@ -39,14 +39,14 @@ export function defineTransport<const D extends TransportDescriptor>(descriptor:
   return descriptor;
 }
 
-export interface SecretLookup {
+interface SecretLookup {
   /** The environment variable that overrides the config file's value. */
   readonly envName: string;
   /** The systemd credential read when the config file names none. */
   readonly credentialName: string;
 }
 
-export interface ConsoleDescriptor {
+interface ConsoleDescriptor {
   /** What the console is called in messages: "the game server does not open RCON". */
   readonly name: string;
   /** What `porter init` asks for when it has to ask for the secret. */

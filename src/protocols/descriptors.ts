@@ -16,7 +16,7 @@ import { webrconTransport } from './webrcon/descriptor.js';
 export const TRANSPORTS = [rconTransport, webrconTransport, scriptTransport, telnetTransport, tshockTransport, battleyeTransport] as const;
 
 type Transports = typeof TRANSPORTS;
-export type Transport = Transports[number];
+type Transport = Transports[number];
 /** The config's `executor.type`: one name per transport. */
 export type TransportType = Transport['type'];
 /** The transports with a remote console (everything but a script): what `porter init` finds and proves. */

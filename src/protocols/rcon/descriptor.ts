@@ -31,7 +31,7 @@ const schema = z.strictObject({
 });
 
 /** Minecraft answers auth with one packet, Palworld answers every request with id 0, the rest speak Source. */
-export function defaultFlavour(preset: GameName): RconFlavour {
+function defaultFlavour(preset: GameName): RconFlavour {
   if (preset === 'minecraft') return 'minecraft';
   if (preset === 'palworld') return 'id0';
   return 'source';
