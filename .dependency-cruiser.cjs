@@ -10,10 +10,10 @@ const LAYERS = [
   'descriptors', // src/protocols/<name>/descriptor.ts and their list: what config needs to know of each transport
   'config', // the schema: the one place configuration is validated
   'net', // the reconnecting link and backoff
-  'protocols', // rcon, webrcon, telnet, tshock, battleye, script: transports and their executors
+  'protocols', // the transports (rcon, webrcon, telnet, battleye, tshock, script) and their executors
   'players', // who is online: cache, normalisation, player-list scripts
   'api', // the Seller API client and the budget that guards it
-  'delivery', // the loop, the journal, the state directory
+  'delivery', // the loop over journal/, history/ and state/ (see DELIVERY_PARTS)
   'webhook', // the webhook listener: verified store events wake the loops
   'health', // /healthz and /metrics
   'agones', // following an Agones GameServer's state
@@ -29,6 +29,27 @@ const LAYERS = [
  * only games, policy and the root files.
  */
 const DESCRIPTORS = '^src/protocols/(descriptor|descriptors|[^/]+/descriptor)\\.ts$';
+
+/**
+ * Inside delivery/, lowest first: the state directory knows nothing of what is kept in it; the
+ * journal and the history keep their files there and do not know each other; the loop
+ * (delivery/*.ts) uses them all. outcome.ts, what a settled delivery came to, is shared by both.
+ */
+const DELIVERY_PARTS = [
+  { part: 'state/', mayImport: [] },
+  { part: 'journal/', mayImport: ['state/', 'outcome.ts'] },
+  { part: 'history/', mayImport: ['state/', 'outcome.ts'] },
+];
+
+const asPattern = (entry) => (entry.endsWith('/') ? entry : `${entry.replaceAll('.', '\\.')}$`);
+
+const deliveryRules = DELIVERY_PARTS.map(({ part, mayImport }) => ({
+  name: `delivery-${part.slice(0, -1)}`,
+  comment: `src/delivery/${part} may import from the rest of delivery/ only ${mayImport.join(' and ') || 'nothing'}`,
+  severity: 'error',
+  from: { path: `^src/delivery/${part}` },
+  to: { path: '^src/delivery/', pathNot: `^src/delivery/(${[part, ...mayImport].map(asPattern).join('|')})` },
+}));
 
 const pathOf = (layer) => {
   if (layer === '(root)') return '^src/[^/]+\\.ts$';
@@ -71,6 +92,7 @@ module.exports = {
       to: {},
     },
     ...layerRules,
+    ...deliveryRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

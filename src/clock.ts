@@ -57,6 +57,11 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Like setTimeout, for any delay: a delay beyond MAX_TIMER_MS runs as a chain of timers. */
 function setLongTimer(fn: () => void, ms: number): () => void {
+  // The common case, one timer and its cancel: every RCON command and API call sets a deadline.
+  if (ms <= MAX_TIMER_MS) {
+    const single = setTimeout(fn, Number.isNaN(ms) ? 0 : Math.max(0, ms));
+    return () => clearTimeout(single);
+  }
   let timer: NodeJS.Timeout;
   const arm = (left: number) => {
     timer = left > MAX_TIMER_MS ? setTimeout(() => arm(left - MAX_TIMER_MS), MAX_TIMER_MS) : setTimeout(fn, left);

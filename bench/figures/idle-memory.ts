@@ -6,7 +6,7 @@ import { runInNewContext } from 'node:vm';
 import { pino } from 'pino';
 import type { PullResult, ServerApi } from '../../src/api/types.js';
 import type { Clock } from '../../src/clock.js';
-import { Journal } from '../../src/delivery/journal.js';
+import { Journal } from '../../src/delivery/journal/journal.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
 import type { Executor } from '../../src/protocols/executor.js';
 import { figure, type BenchResult } from '../lib/figure.js';

@@ -49,6 +49,8 @@ export interface StartOptions {
   readonly profile?: boolean;
   /** More node flags for porter (e.g. --trace-gc, whose lines land in porter.log). */
   readonly nodeArgs?: readonly string[];
+  /** Another build of porter's bundle to run (an A/B comparison against a copy of an earlier build). */
+  readonly main?: string;
 }
 
 /**
@@ -63,7 +65,7 @@ export function startPorter(configPath: string, dir: string, options: StartOptio
   let child: ChildProcess;
   try {
     const nodeArgs = [...(options.profile ? ['--cpu-prof', '--cpu-prof-dir', dir] : []), ...(options.nodeArgs ?? [])];
-    child = spawn(process.execPath, [...PORTER_NODE_FLAGS, ...nodeArgs, PORTER_MAIN, 'run', '-c', configPath], {
+    child = spawn(process.execPath, [...PORTER_NODE_FLAGS, ...nodeArgs, options.main ?? PORTER_MAIN, 'run', '-c', configPath], {
       cwd: dir,
       stdio: ['ignore', out, out],
     });

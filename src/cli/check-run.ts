@@ -1,6 +1,6 @@
 import { serverLabel } from '../config/server-label.js';
-import { readJournal } from '../delivery/journal.js';
-import { prepareStateDir } from '../delivery/state-dir.js';
+import { readJournal } from '../delivery/journal/journal.js';
+import { prepareStateDir } from '../delivery/state/state-dir.js';
 import { createApiClient } from '../api/client.js';
 import { checkToken as proveToken } from '../api/token-check.js';
 import { systemClock } from '../clock.js';

@@ -1,4 +1,4 @@
-import type { HistoryRecord } from '../delivery/ledger-record.js';
+import type { HistoryRecord } from '../delivery/history/history-record.js';
 
 /**
  * `porter history` as a table a person reads in a terminal: one line per delivery, long texts cut

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULT_HISTORY_LIMIT, parseHistoryQuery, selectHistory } from '../delivery/ledger-query.js';
+import { DEFAULT_HISTORY_LIMIT, parseHistoryQuery, selectHistory } from '../delivery/history/history-query.js';
 import { action } from './common.js';
 
 /** EX_USAGE: a flag or a value the command cannot use (docs/design.md#cli-and-exit-codes). */
@@ -47,7 +47,7 @@ export function registerHistory(program: Command): void {
         const [{ configPathFrom }, { stateDirOf }, { readHistory }, { historyTable }] = await Promise.all([
           import('../config/load.js'),
           import('../config/state-dir-of.js'),
-          import('../delivery/ledger-file.js'),
+          import('../delivery/history/history-file.js'),
           import('./history-table.js'),
         ]);
         // No secret is needed, nor resolved: the daemon scrubbed every record of them before writing it.

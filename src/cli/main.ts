@@ -19,7 +19,7 @@ import { porterVersion } from '../version.js';
 const program = new Command()
   .name('porter')
   .description(
-    "Delivers a game store's purchases to your game server: pulls delivery commands from the Seller API, runs them over RCON, WebRCON or a script, and reports each one exactly once.",
+    "Delivers a game store's purchases to your game server: pulls delivery commands from the Seller API, runs them over RCON, WebRCON, telnet, BattlEye, TShock REST or a script, and reports each one exactly once.",
   )
   .version(porterVersion())
   .showHelpAfterError()

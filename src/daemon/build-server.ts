@@ -7,9 +7,9 @@ import type { Clock } from '../clock.js';
 import type { ResolvedServer } from '../config/schema.js';
 import type { DeliveryLoopOptions, DeliveryObserver } from '../delivery/loop.js';
 import { DeliveryLoop } from '../delivery/loop.js';
-import { idleDelay } from '../delivery/idle-pacing.js';
-import type { Journal } from '../delivery/journal.js';
-import type { DeliveryLedger } from '../delivery/ledger.js';
+import { idlePacer } from '../api/idle-pacing.js';
+import type { Journal } from '../delivery/journal/journal.js';
+import type { DeliveryHistory } from '../delivery/history/history.js';
 import type { Executor } from '../protocols/executor.js';
 import { PlayerCache } from '../players/cache.js';
 import { playerReader } from '../players/reader.js';
@@ -42,7 +42,7 @@ export interface SharedParts {
   readonly scrub: (text: string) => string;
   readonly observer?: DeliveryObserver;
   /** The delivery history every loop records its settled commands in. */
-  readonly history?: DeliveryLedger;
+  readonly history?: DeliveryHistory;
   /** Holds every pull while claims are not allowed (Agones). */
   readonly gate?: DeliveryLoopOptions['gate'];
 }
@@ -71,7 +71,12 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
     journal,
     policy: compileCommandPolicy(preset, server.commandPolicy),
     failureIn: (answer) => failureIn(answer, patterns),
-    idleDelay: () => idleDelay(budget.routeSnapshot('pull'), clock.now(), shared.pollIdleMs, shared.webhookWakes),
+    idleDelay: idlePacer(
+      () => budget.routeSnapshot('pull'),
+      () => clock.now(),
+      shared.pollIdleMs,
+      shared.webhookWakes,
+    ),
     pullDelay: () => budget.delayFor('pull'),
     notSentRetryMs: server.notSentRetryMs,
     scrub: shared.scrub,

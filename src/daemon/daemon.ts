@@ -2,9 +2,9 @@ import { serverLabel } from '../config/server-label.js';
 import type { Logger } from 'pino';
 import { MAX_TIMER_MS, systemClock, type Clock } from '../clock.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
-import { Journal } from '../delivery/journal.js';
-import { DeliveryLedger } from '../delivery/ledger.js';
-import { lockStateDir } from '../delivery/state-lock.js';
+import { Journal } from '../delivery/journal/journal.js';
+import { DeliveryHistory } from '../delivery/history/history.js';
+import { lockStateDir } from '../delivery/state/state-lock.js';
 import { exitCodeOf, isConfigurationError } from '../errors.js';
 import { configSecrets } from '../config/secrets.js';
 import { scrubberFor } from '../scrub.js';
@@ -53,7 +53,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   // Every secret of every configuration this daemon has run, whoever started it, plus any the caller knows besides.
   const ownSecrets = new Set(configSecrets(config));
   const scrub = scrubberFor(() => [...ownSecrets, ...(options.secrets?.() ?? [])]);
-  const history = new DeliveryLedger({ stateDir: config.stateDir, maxBytes: config.history.maxBytes, scrub, clock, logger });
+  const history = new DeliveryHistory({ stateDir: config.stateDir, maxBytes: config.history.maxBytes, scrub, clock, logger });
   // prom-client is loaded only when the endpoint is configured.
   const health = config.health
     ? (await import('../health/wire.js')).healthWiring(config, { logger, clock, ...(options.secrets ? { secrets: options.secrets } : {}) })

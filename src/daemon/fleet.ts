@@ -7,8 +7,8 @@ import type { Config, ResolvedServer } from '../config/schema.js';
 import { webhookSecretOf } from '../config/webhook-secret.js';
 import { serverLabel } from '../config/server-label.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
-import type { Journal } from '../delivery/journal.js';
-import type { DeliveryLedger } from '../delivery/ledger.js';
+import type { Journal } from '../delivery/journal/journal.js';
+import type { DeliveryHistory } from '../delivery/history/history.js';
 import { buildServer, type ServerParts, type SharedParts } from './build-server.js';
 import type { ReloadPlan } from './reload-plan.js';
 import { ServerRunner } from './server-runner.js';
@@ -22,7 +22,7 @@ export interface FleetDeps {
   readonly scrub: (text: string) => string;
   readonly observer?: DeliveryObserver;
   /** The delivery history every loop records its settled commands in; it outlives the loops. */
-  readonly history?: DeliveryLedger;
+  readonly history?: DeliveryHistory;
   /** Holds every loop's pulls while claims are not allowed (Agones). */
   readonly gate?: SharedParts['gate'];
   /** A server's loop ended on a fatal error; `fromReload` when a reload started it. */

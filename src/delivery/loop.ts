@@ -12,9 +12,9 @@ import {
 } from '../errors.js';
 import { assertSingleLine, type Executor } from '../protocols/executor.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
-import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal.js';
-import type { FailureKind, SettledDelivery } from './ledger-record.js';
-import { WakeSignal } from './wake.js';
+import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal/journal.js';
+import type { FailureKind, SettledDelivery } from './history/history-record.js';
+import { WakeSignal } from '../wake-signal.js';
 
 /**
  * One server's delivery loop (docs/design.md#delivery-semantics): wait until the game server is reachable, read who is

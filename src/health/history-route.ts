@@ -1,4 +1,4 @@
-import { parseHistoryQuery, selectHistory, type RawHistoryQuery } from '../delivery/ledger-query.js';
+import { parseHistoryQuery, selectHistory, type RawHistoryQuery } from '../delivery/history/history-query.js';
 import { PorterError, UsageError } from '../errors.js';
 import type { HealthSource } from './source.js';
 

@@ -168,7 +168,7 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
   );
   serverGauge(
     'porter_executor_connected',
-    '1 while the connection to the game server (RCON / WebRCON) is up; scripts are always 1.',
+    '1 while the game server is reachable (RCON, WebRCON, telnet, BattlEye: logged in; TShock: its REST token accepted); scripts are always 1.',
     (part) => (part.executor.stats().connected ? 1 : 0),
   );
   serverCounter(

@@ -1,5 +1,5 @@
 import type { ServerApiStats } from '../api/server-api.js';
-import type { HistoryRecord } from '../delivery/ledger-record.js';
+import type { HistoryRecord } from '../delivery/history/history-record.js';
 import type { LoopHealth } from '../delivery/loop.js';
 import type { ExecutorStats } from '../protocols/executor.js';
 

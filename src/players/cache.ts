@@ -3,6 +3,7 @@ import { isConfigurationError, NotSentError } from '../errors.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { normalizeIdentifiers } from './normalize.js';
+import { WakeSignal } from '../wake-signal.js';
 
 export interface PlayerCacheOptions {
   /** Reads the raw identifiers once (preset over RCON, or a script). */
@@ -49,11 +50,8 @@ export class PlayerCache {
     signal?.throwIfAborted();
     const fresh = this.#freshList();
     if (fresh) return [...fresh];
-    this.#inflight ??= this.#read(signal).finally(() => {
-      this.#inflight = undefined;
-    });
     try {
-      return [...(await untilAborted(this.#inflight, signal))];
+      return [...(await untilAborted(this.#readShared(signal), signal))];
     } catch (error) {
       if (signal?.aborted || mustPassOn(error)) throw error;
       // The shared read was aborted by the caller that started it; this caller still gets an answer.
@@ -69,23 +67,40 @@ export class PlayerCache {
   startWatching(signal: AbortSignal): void {
     if (this.#watching || signal.aborted) return;
     this.#watching = true;
+    // One abort listener for the watcher's whole life, not one per sleep: a fleet's watchers
+    // sleep hundreds of times a second (docs/benchmarks.md, fleet).
+    const stopped = new WakeSignal();
+    const onStop = () => stopped.wake();
+    signal.addEventListener('abort', onStop, { once: true });
     void (async () => {
       try {
         while (!signal.aborted) {
-          const ok = await this.get(signal).then(
-            () => true,
-            () => false,
-          );
+          // Not through get(): the read takes the same signal, so it cannot outlive a stop, and
+          // the watcher needs no copy of the list.
+          const ok =
+            this.#freshList() !== undefined ||
+            (await this.#readShared(signal).then(
+              () => true,
+              () => false,
+            ));
+          if (signal.aborted) break;
           // A failure that was passed on (server unreachable) caches nothing: try again in a moment.
           const wait = ok ? this.#msUntilStale() : this.#failureRetryMs();
-          await this.#o.clock.sleep(wait, signal);
+          await stopped.sleepUnlessWoken(this.#o.clock, wait);
         }
-      } catch {
-        // sleep rejects when the signal aborts: that is the way out.
       } finally {
+        signal.removeEventListener('abort', onStop);
         this.#watching = false;
       }
     })();
+  }
+
+  /** The read in flight, started by this caller if none is. */
+  #readShared(signal: AbortSignal | undefined): Promise<string[]> {
+    this.#inflight ??= this.#read(signal).finally(() => {
+      this.#inflight = undefined;
+    });
+    return this.#inflight;
   }
 
   #freshList(): string[] | undefined {

@@ -1,7 +1,7 @@
 import { OutcomeUnknownError } from '../errors.js';
 
 /**
- * The most answer text porter collects for one command, in UTF-8 bytes, over RCON and WebRCON.
+ * The most answer text porter collects for one command, in UTF-8 bytes, over any network transport.
  * Real answers are far smaller: a Minecraft `give` or `lp` answers in one line, `help` with many
  * plugins in tens of kilobytes, a full player list of 4,096 names in about 100 KB, and srcds'
  * `cvarlist`, about the largest console output there is, in under 1 MB. Only a broken or hostile

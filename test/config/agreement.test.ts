@@ -13,7 +13,7 @@ import { isLoopbackHost } from '../../src/config/loopback.js';
 import type { Config } from '../../src/config/schema.js';
 import { buildServer } from '../../src/daemon/build-server.js';
 import { Budget } from '../../src/api/budget.js';
-import { Journal } from '../../src/delivery/journal.js';
+import { Journal } from '../../src/delivery/journal/journal.js';
 import { parseListen } from '../../src/health/listen.js';
 import { configError, minimal, PASSWORD, TOKEN } from './helpers.js';
 

@@ -10,7 +10,7 @@ import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { Fleet } from '../../src/daemon/fleet.js';
 import { StoreClients } from '../../src/daemon/stores.js';
-import { Journal } from '../../src/delivery/journal.js';
+import { Journal } from '../../src/delivery/journal/journal.js';
 import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';

@@ -4,14 +4,14 @@ import { pino } from 'pino';
 import type { PullResult, ReportResult, ServerApi } from '../../src/api/types.js';
 import { systemClock } from '../../src/clock.js';
 import { CommandFailedError, OutcomeUnknownError } from '../../src/errors.js';
-import { Journal } from '../../src/delivery/journal.js';
-import { DeliveryLedger } from '../../src/delivery/ledger.js';
-import { readHistory } from '../../src/delivery/ledger-file.js';
+import { Journal } from '../../src/delivery/journal/journal.js';
+import { DeliveryHistory } from '../../src/delivery/history/history.js';
+import { readHistory } from '../../src/delivery/history/history-file.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
 import type { Executor } from '../../src/protocols/executor.js';
-import { FaultyLedgerFs } from '../helpers/faulty-ledger-fs.js';
+import { FaultyHistoryFs } from '../helpers/faulty-history-fs.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { capturingLogger, removeAll, SERVER_ID, stateDir } from './ledger-helpers.js';
+import { capturingLogger, removeAll, SERVER_ID, stateDir } from './history/history-helpers.js';
 
 /**
  * The delivery loop and its history: every command whose outcome the loop decides gets exactly
@@ -64,7 +64,7 @@ class WordExecutor implements Executor {
   async close(): Promise<void> {}
 }
 
-function start(journal: Journal, history: DeliveryLedger) {
+function start(journal: Journal, history: DeliveryHistory) {
   const api = new QueueApi();
   const executor = new WordExecutor();
   const loop = new DeliveryLoop({
@@ -105,7 +105,7 @@ describe('delivery loop and its history', () => {
     await before.claim(SERVER_ID, '7', 'give Steve emerald 1', Date.now() - 60_000);
     before.close();
     const journal = new Journal(dir);
-    const history = new DeliveryLedger({
+    const history = new DeliveryHistory({
       stateDir: dir,
       maxBytes: 1024 * 1024,
       scrub: (t) => t,
@@ -157,11 +157,11 @@ describe('delivery loop and its history', () => {
   for (const fault of ['hangs', 'refuses every write (ENOSPC)'] as const) {
     test(`a history whose disk ${fault} holds no delivery back`, async () => {
       const dir = stateDir(dirs);
-      const disk = new FaultyLedgerFs();
+      const disk = new FaultyHistoryFs();
       if (fault === 'hangs') disk.stall();
       else disk.refuseWith = 'ENOSPC';
       const { logger, lines } = capturingLogger();
-      const history = new DeliveryLedger({
+      const history = new DeliveryHistory({
         stateDir: dir,
         maxBytes: 1024 * 1024,
         scrub: (t) => t,

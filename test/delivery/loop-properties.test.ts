@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { pino } from 'pino';
 import { ApiServerError, ApiTransportError, RateLimitedError } from '../../src/api/errors.js';
 import type { PullResult, ReportResult, ServerApi } from '../../src/api/types.js';
-import { Journal, readJournal } from '../../src/delivery/journal.js';
+import { Journal, readJournal } from '../../src/delivery/journal/journal.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
 import { type Executor } from '../../src/protocols/executor.js';
 import { FakeClock, runClockUntil } from '../helpers/fake-clock.js';

@@ -8,10 +8,10 @@ import type { PullResult, ReportResult, ServerApi } from '../../src/api/types.js
 import { systemClock } from '../../src/clock.js';
 import { ApiServerError } from '../../src/api/errors.js';
 import { CommandFailedError, CredentialsError, NotSentError, OutcomeUnknownError } from '../../src/errors.js';
-import { Journal } from '../../src/delivery/journal.js';
+import { Journal } from '../../src/delivery/journal/journal.js';
 import { DeliveryLoop, type DeliveryLoopOptions } from '../../src/delivery/loop.js';
 import { type Executor } from '../../src/protocols/executor.js';
-import { FakeClock, flush } from '../helpers/fake-clock.js';
+import { FakeClock, flush, runClockUntil } from '../helpers/fake-clock.js';
 import { FaultyFs } from '../helpers/faulty-fs.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -56,17 +56,44 @@ class ScriptedApi implements ServerApi {
 class ScriptedExecutor implements Executor {
   readonly connectedText = 'a scripted game server';
   readonly ran: string[] = [];
-  ready = true;
   next: Array<(command: string) => Promise<string>> = [];
+  #ready = true;
+  // Woken when the test brings the server back: no real-time polling that a slow machine could lag.
+  readonly #readyWaiters = new Set<() => void>();
+  get ready(): boolean {
+    return this.#ready;
+  }
+  set ready(value: boolean) {
+    this.#ready = value;
+    if (!value) return;
+    for (const wake of this.#readyWaiters) wake();
+    this.#readyWaiters.clear();
+  }
   async connect(): Promise<void> {}
   isReady(): boolean {
-    return this.ready;
+    return this.#ready;
   }
   waitReadyCalls = 0;
+  /** How many callers wait for the server now: the loop parked in its not-sent retry. */
+  get waitingForReady(): number {
+    return this.#readyWaiters.size;
+  }
   async waitReady(signal?: AbortSignal): Promise<void> {
     this.waitReadyCalls++;
-    await waitFor(() => this.ready || signal?.aborted, { timeoutMs: 60_000, intervalMs: 5 });
     if (signal?.aborted) throw signal.reason;
+    if (this.#ready) return;
+    await new Promise<void>((resolve, reject) => {
+      const wake = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        this.#readyWaiters.delete(wake);
+        reject(signal?.reason);
+      };
+      this.#readyWaiters.add(wake);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   }
   async execute(command: string): Promise<string> {
     if (!this.ready) throw new NotSentError('connection is down');
@@ -176,21 +203,24 @@ describe('delivery loop', () => {
     // ends however slow the machine is, instead of a real 50 ms timer racing a real 300 ms window.
     const clock = new FakeClock();
     const t = setup({ clock });
-    let waitsAtFailure = -1;
+    let failedAt = -1;
     t.executor.next.push(async () => {
       t.executor.ready = false;
-      waitsAtFailure = t.executor.waitReadyCalls;
+      failedAt = clock.now();
       throw new NotSentError('connection is down');
     });
     t.api.queue.push({ kind: 'claimed', id: '6', command: 'give Steve diamond 1' });
-    await waitFor(() => waitsAtFailure >= 0 && t.executor.waitReadyCalls > waitsAtFailure, {
-      what: 'the loop waiting for the game server to come back',
-    });
-    clock.advance(299);
+    assert.ok(
+      await runClockUntil(clock, () => t.executor.waitingForReady > 0, 60_000),
+      'the loop waiting for the game server to come back',
+    );
+    clock.set(failedAt + 299);
     await flush();
     assert.equal(t.api.reports.length, 0, 'gave up before notSentRetryMs (300 ms) had passed');
     t.executor.ready = true;
+    // Time stands still from here: the report cannot come from the window running out.
     await waitFor(() => t.api.reports.length === 1, { what: 'the report after the retry' });
+    assert.equal(clock.now(), failedAt + 299);
     t.stop.abort();
     await t.running;
     assert.deepEqual(t.executor.ran, ['give Steve diamond 1']);
@@ -198,13 +228,18 @@ describe('delivery loop', () => {
   });
 
   test('not sent for longer than notSentRetryMs is failed with the reason', async () => {
-    const t = setup({ notSentRetryMs: 100 });
+    // On the fake clock: the window ends when the test moves time past it, not after 100 real ms.
+    const clock = new FakeClock();
+    const t = setup({ clock, notSentRetryMs: 100 });
+    let failedAt = -1;
     t.executor.next.push(async () => {
       t.executor.ready = false;
+      failedAt = clock.now();
       throw new NotSentError('connection is down');
     });
     t.api.queue.push({ kind: 'claimed', id: '7', command: 'give Steve diamond 1' });
-    await waitFor(() => t.api.reports.length === 1);
+    assert.ok(await runClockUntil(clock, () => t.api.reports.length === 1, 60_000), 'the failure report');
+    assert.ok(clock.now() >= failedAt + 100, 'failed only once notSentRetryMs (100 ms) had passed');
     t.stop.abort();
     t.executor.ready = true;
     await t.running;

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import type { JournalFs } from '../../src/delivery/journal-fs.js';
+import type { JournalFs } from '../../src/delivery/journal/journal-fs.js';
 
 /** Thrown by every operation of a FaultyFs once its process has "died". */
 export class ProcessDied extends Error {

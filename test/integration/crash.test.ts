@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { readJournal } from '../../src/delivery/journal.js';
+import { readJournal } from '../../src/delivery/journal/journal.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, SIM_SERVER_ID, startBed, WAIT } from './harness.js';
 

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { currentHolder } from '../../src/delivery/lock-holder.js';
+import { currentHolder } from '../../src/delivery/state/lock-holder.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, SIM_SERVER_ID, startBed, WAIT, type PorterProcess } from './harness.js';
 

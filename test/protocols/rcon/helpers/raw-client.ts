@@ -52,7 +52,7 @@ export class RawRconClient {
   }
 
   /** Waits until `count` packets have arrived in total (bounded), or the connection closed. */
-  async waitForPackets(count: number, timeoutMs = 5000): Promise<RconPacket[]> {
+  async waitForPackets(count: number, timeoutMs = 15_000): Promise<RconPacket[]> {
     const deadline = Date.now() + timeoutMs;
     while (this.packets.length < count && !this.#isClosed) {
       const left = deadline - Date.now();

@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import { nodeLedgerFs, type LedgerFs } from '../../src/delivery/ledger-file.js';
+import { nodeHistoryWriteFs, type HistoryWriteFs } from '../../src/delivery/history/history-file.js';
 
 /**
  * The real file operations of the delivery history, with the faults a disk and a process can
@@ -9,7 +9,7 @@ import { nodeLedgerFs, type LedgerFs } from '../../src/delivery/ledger-file.js';
  * dying at it (an append that dies leaves a prefix of its bytes; every later operation never
  * completes, as in a process that is gone), and a disk that stalls until released.
  */
-export class FaultyLedgerFs {
+export class FaultyHistoryFs {
   /** Operations started so far (the next one has this number). */
   ops = 0;
   dead = false;
@@ -47,16 +47,16 @@ export class FaultyLedgerFs {
     await Promise.allSettled([...this.#inFlight]);
   }
 
-  files(): LedgerFs {
+  files(): HistoryWriteFs {
     return {
-      inspect: (path) => this.#run('inspect', () => nodeLedgerFs.inspect(path)),
+      inspect: (path) => this.#run('inspect', () => nodeHistoryWriteFs.inspect(path)),
       append: (path, text) =>
         this.#run(
           'append',
-          () => nodeLedgerFs.append(path, text),
+          () => nodeHistoryWriteFs.append(path, text),
           () => this.#tear(path, text),
         ),
-      rename: (from, to) => this.#run('rename', () => nodeLedgerFs.rename(from, to)),
+      rename: (from, to) => this.#run('rename', () => nodeHistoryWriteFs.rename(from, to)),
     };
   }
 

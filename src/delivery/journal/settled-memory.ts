@@ -1,4 +1,4 @@
-import type { Outcome } from './outcome.js';
+import type { Outcome } from '../outcome.js';
 
 /**
  * The ids porter has settled lately, per server, with the outcome it reported. The API may hand

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import * as fs from 'node:fs';
-import type { JournalFs } from '../../src/delivery/journal-fs.js';
-import { Journal, LOG_RECORDS_PER_SNAPSHOT, readJournal } from '../../src/delivery/journal.js';
-import { FaultyFs } from '../helpers/faulty-fs.js';
+import type { JournalFs } from '../../../src/delivery/journal/journal-fs.js';
+import { Journal, LOG_RECORDS_PER_SNAPSHOT, readJournal } from '../../../src/delivery/journal/journal.js';
+import { FaultyFs } from '../../helpers/faulty-fs.js';
 
 const server = '1b4e28ba-2fa1-11d2-883f-0016d3cca427';
 const dirs: string[] = [];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Budget, type RouteBudgetSnapshot } from '../../src/api/budget.js';
-import { idleDelay } from '../../src/delivery/idle-pacing.js';
+import { idleDelay, idlePacer } from '../../src/api/idle-pacing.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 function pull(over: Partial<RouteBudgetSnapshot>): RouteBudgetSnapshot {
@@ -82,5 +82,35 @@ describe('idle pacing', () => {
   test('never slower than poll.idleMs', () => {
     assert.equal(idleDelay(pull({ remaining: 35 }), 0, 1000), 1000);
     assert.equal(idleDelay(pull({}), 0, 300), 300);
+  });
+});
+
+describe('idle pacer of one loop', () => {
+  test('with webhooks, a fleet started at once spreads its safety-net pulls: the first sleep is a random part of idleMs, every later one is idleMs', () => {
+    const draws = [0, 0.25, 0.5, 0.999_999];
+    const firsts = draws.map((draw) => {
+      const next = idlePacer(
+        () => pull({}),
+        () => 0,
+        15_000,
+        true,
+        () => draw,
+      );
+      const first = next();
+      assert.deepEqual([next(), next()], [15_000, 15_000]);
+      return first;
+    });
+    assert.deepEqual(firsts, [1, 3750, 7500, 15_000]);
+  });
+
+  test('without webhooks it is the budget-aware pacing from the first sleep on, and takes no random draw', () => {
+    const next = idlePacer(
+      () => pull({}),
+      () => 0,
+      1000,
+      false,
+      () => assert.fail('no random draw without webhooks'),
+    );
+    assert.deepEqual([next(), next()], [667, 667]);
   });
 });

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from './clock.js';
 
 /**
  * A sleep that ends early when something worth acting on happens (a player joined, stop was

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { PorterError } from '../errors.js';
-import type { Outcome } from './outcome.js';
+import { PorterError } from '../../errors.js';
+import type { Outcome } from '../outcome.js';
 import { SettledMemory, type SettledId } from './settled-memory.js';
 
-export type { Outcome } from './outcome.js';
+export type { Outcome } from '../outcome.js';
 
 /**
  * What the journal holds and how its append-only log is read back. Pure: no file access here, so

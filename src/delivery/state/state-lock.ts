@@ -3,7 +3,7 @@ import { linkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireKernelLock, type KernelLock } from './kernel-lock.js';
 import { currentHolder, describeHolder, formatHolder, parseHolder, staleReason, type LockHolder } from './lock-holder.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../../errors.js';
 import { prepareStateDir } from './state-dir.js';
 import { readStateFileSync } from './state-file.js';
 

@@ -4,12 +4,12 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Journal } from '../../src/delivery/journal.js';
-import { HISTORY_FILE, PREVIOUS_HISTORY_FILE } from '../../src/delivery/ledger-file.js';
-import { prepareStateDir } from '../../src/delivery/state-dir.js';
-import { isStateFileName, StateFileError } from '../../src/delivery/state-file.js';
-import { LOCK_FILE } from '../../src/delivery/state-lock.js';
-import { makeOdd, ODD_KINDS, refusalOf, type OddKind } from '../helpers/odd-files.js';
+import { Journal } from '../../../src/delivery/journal/journal.js';
+import { HISTORY_FILE, PREVIOUS_HISTORY_FILE } from '../../../src/delivery/history/history-file.js';
+import { prepareStateDir } from '../../../src/delivery/state/state-dir.js';
+import { isStateFileName, StateFileError } from '../../../src/delivery/state/state-file.js';
+import { LOCK_FILE } from '../../../src/delivery/state/state-lock.js';
+import { makeOdd, ODD_KINDS, refusalOf, type OddKind } from '../../helpers/odd-files.js';
 
 /**
  * A FIFO, a UNIX socket, a directory or a character device where porter keeps one of its state
@@ -173,7 +173,7 @@ const oneGeneration = (dir: string) => {
 };
 
 const openJournal =
-  "const { Journal } = await load('../../src/delivery/journal.js');\n" +
+  "const { Journal } = await load('../../../src/delivery/journal/journal.js');\n" +
   'const journal = new Journal(DIR);\n' +
   'out({ threw: false, writable: journal.writable, lastError: journal.lastWriteError?.message });\n' +
   'journal.close();';
@@ -183,7 +183,7 @@ const CASES: Record<string, Case> = {
     file: LOCK_FILE,
     childMoves: true,
     body:
-      "const { lockStateDir } = await load('../../src/delivery/state-lock.js');\n" +
+      "const { lockStateDir } = await load('../../../src/delivery/state/state-lock.js');\n" +
       "const { renameSync } = await import('node:fs');\n" +
       "await lockStateDir(DIR, { kernelLock: async () => { renameSync(STASH, TARGET); return { state: 'unsupported' }; } });\n" +
       'out({ threw: false });',
@@ -193,7 +193,7 @@ const CASES: Record<string, Case> = {
     file: LOCK_FILE,
     childMoves: true,
     body:
-      "const { lockStateDir } = await load('../../src/delivery/state-lock.js');\n" +
+      "const { lockStateDir } = await load('../../../src/delivery/state/state-lock.js');\n" +
       "const { renameSync, unlinkSync } = await import('node:fs');\n" +
       "const release = await lockStateDir(DIR, { kernelLock: async () => ({ state: 'unsupported' }) });\n" +
       'unlinkSync(TARGET);\n' +
@@ -226,25 +226,25 @@ const CASES: Record<string, Case> = {
   },
   'history.jsonl, read by porter history and /history': {
     file: HISTORY_FILE,
-    body: "const { readHistory } = await load('../../src/delivery/ledger-file.js');\nawait readHistory(DIR);\nout({ threw: false });",
+    body: "const { readHistory } = await load('../../../src/delivery/history/history-file.js');\nawait readHistory(DIR);\nout({ threw: false });",
     expect: refused,
   },
   'history.1.jsonl, read by porter history and /history': {
     file: PREVIOUS_HISTORY_FILE,
-    body: "const { readHistory } = await load('../../src/delivery/ledger-file.js');\nawait readHistory(DIR);\nout({ threw: false });",
+    body: "const { readHistory } = await load('../../../src/delivery/history/history-file.js');\nawait readHistory(DIR);\nout({ threw: false });",
     expect: refused,
   },
   'history.jsonl, appended to by the daemon (it logs, then stops at once)': {
     file: HISTORY_FILE,
     body:
-      "const { DeliveryLedger } = await load('../../src/delivery/ledger.js');\n" +
-      "const { systemClock } = await load('../../src/clock.js');\n" +
+      "const { DeliveryHistory } = await load('../../../src/delivery/history/history.js');\n" +
+      "const { systemClock } = await load('../../../src/clock.js');\n" +
       'const errors = [];\n' +
       'const logger = { child: () => logger, error: (fields) => errors.push(fields), warn() {}, info() {} };\n' +
-      'const ledger = new DeliveryLedger({ stateDir: DIR, maxBytes: 1e6, scrub: (text) => text, clock: systemClock, logger });\n' +
-      "ledger.record({ serverId: 's', id: '1', command: 'give Steve diamond 1', outcome: { result: 'done' }, ms: 1, at: Date.now() });\n" +
+      'const history = new DeliveryHistory({ stateDir: DIR, maxBytes: 1e6, scrub: (text) => text, clock: systemClock, logger });\n' +
+      "history.record({ serverId: 's', id: '1', command: 'give Steve diamond 1', outcome: { result: 'done' }, ms: 1, at: Date.now() });\n" +
       'for (const until = Date.now() + 15000; errors.length === 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));\n' +
-      'await ledger.close();\n' +
+      'await history.close();\n' +
       'out({ threw: false, logged: errors[0]?.err });',
     expect: (seen, target, kind) => {
       assert.equal(seen.threw, false, seen.message);

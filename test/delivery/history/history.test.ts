@@ -2,20 +2,20 @@ import assert from 'node:assert/strict';
 import { appendFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
-import { systemClock } from '../../src/clock.js';
-import { DeliveryLedger } from '../../src/delivery/ledger.js';
+import { systemClock } from '../../../src/clock.js';
+import { DeliveryHistory } from '../../../src/delivery/history/history.js';
 import {
   HistoryReadError,
   nodeHistoryReadFs,
-  nodeLedgerFs,
+  nodeHistoryWriteFs,
   readHistory,
   type HistoryReadFs,
-  type LedgerFs,
-} from '../../src/delivery/ledger-file.js';
-import { encodeHistoryRecord } from '../../src/delivery/ledger-record.js';
-import { FakeClock, flush } from '../helpers/fake-clock.js';
-import { FaultyLedgerFs } from '../helpers/faulty-ledger-fs.js';
-import { waitFor } from '../helpers/wait-for.js';
+  type HistoryWriteFs,
+} from '../../../src/delivery/history/history-file.js';
+import { encodeHistoryRecord } from '../../../src/delivery/history/history-record.js';
+import { FakeClock, flush } from '../../helpers/fake-clock.js';
+import { FaultyHistoryFs } from '../../helpers/faulty-history-fs.js';
+import { waitFor } from '../../helpers/wait-for.js';
 import {
   capturingLogger,
   delivery,
@@ -27,7 +27,7 @@ import {
   SERVER_ID,
   sizeOf,
   stateDir,
-} from './ledger-helpers.js';
+} from './history-helpers.js';
 
 /**
  * The delivery history on disk: what a record holds, the bound on its two files, what a crash or a
@@ -40,9 +40,9 @@ const SECRET_TOKEN = 'gci_history_token_5d1e';
 const SECRET_PASSWORD = 'rcon-history-pw-77aa';
 const scrub = (text: string) => text.split(SECRET_TOKEN).join('[Redacted]').split(SECRET_PASSWORD).join('[Redacted]');
 
-function ledger(dir: string, options: { maxBytes?: number; files?: LedgerFs; clock?: FakeClock; maxQueuedBytes?: number } = {}) {
+function openHistory(dir: string, options: { maxBytes?: number; files?: HistoryWriteFs; clock?: FakeClock; maxQueuedBytes?: number } = {}) {
   const { logger, lines } = capturingLogger();
-  const history = new DeliveryLedger({
+  const history = new DeliveryHistory({
     stateDir: dir,
     maxBytes: options.maxBytes ?? 1024 * 1024,
     scrub,
@@ -66,7 +66,7 @@ function assertContiguous(found: number[], what: string): void {
 describe('delivery history records', () => {
   test('one JSON line per delivery: time, server, exact id, command, outcome, answer or reason, ms; secrets scrubbed', async () => {
     const dir = stateDir(dirs);
-    const { history } = ledger(dir);
+    const { history } = openHistory(dir);
     history.record(delivery(1, { answer: `§aGave 1 [Diamond] to Steve\nauth ${SECRET_PASSWORD}` }));
     history.record(
       delivery(2, {
@@ -124,7 +124,7 @@ describe('delivery history records', () => {
 
   test('long texts are cut after the secrets are scrubbed, so no part of a secret is left', async () => {
     const dir = stateDir(dirs);
-    const { history } = ledger(dir);
+    const { history } = openHistory(dir);
     // The password straddles the 500-code-point cut of an answer.
     history.record(delivery(1, { answer: `${'x'.repeat(495)}${SECRET_PASSWORD}`, command: `say ${'€'.repeat(2000)}` }));
     await history.close();
@@ -137,7 +137,7 @@ describe('delivery history records', () => {
   });
   test('a record that cannot be made is lost with an error line, never thrown at the delivery loop', async () => {
     const dir = stateDir(dirs);
-    const { history, lines } = ledger(dir);
+    const { history, lines } = openHistory(dir);
     assert.doesNotThrow(() => history.record(delivery(1, { at: Number.NaN })));
     history.record(delivery(2));
     await history.close();
@@ -153,19 +153,19 @@ describe('delivery history files', () => {
     let largest = 0;
     let largestFile = 0;
     // Measured after every file operation the writer completes, so no moment between a rename and an append escapes.
-    const measuring: LedgerFs = {
-      inspect: (path) => nodeLedgerFs.inspect(path),
+    const measuring: HistoryWriteFs = {
+      inspect: (path) => nodeHistoryWriteFs.inspect(path),
       append: async (path, text) => {
-        await nodeLedgerFs.append(path, text);
+        await nodeHistoryWriteFs.append(path, text);
         largest = Math.max(largest, historyBytes(dir));
         largestFile = Math.max(largestFile, sizeOf(path));
       },
       rename: async (from, to) => {
-        await nodeLedgerFs.rename(from, to);
+        await nodeHistoryWriteFs.rename(from, to);
         largest = Math.max(largest, historyBytes(dir));
       },
     };
-    const { history } = ledger(dir, { maxBytes, files: measuring });
+    const { history } = openHistory(dir, { maxBytes, files: measuring });
     const total = 600;
     for (let n = 0; n < total; n++) {
       history.record(delivery(n));
@@ -183,7 +183,7 @@ describe('delivery history files', () => {
 
   test('a line cut short by kill -9, or zeros after a power cut, is skipped; the next porter starts a new line', async () => {
     const dir = stateDir(dirs);
-    const first = ledger(dir).history;
+    const first = openHistory(dir).history;
     for (let n = 0; n < 3; n++) first.record(delivery(n));
     await first.close();
     const file = join(dir, 'history.jsonl');
@@ -193,7 +193,7 @@ describe('delivery history files', () => {
     appendFileSync(file, '\0\0\0\0');
     assert.deepEqual(await numbers(dir), [0, 1, 2], 'zeros where the data had not reached the disk');
 
-    const next = ledger(dir).history;
+    const next = openHistory(dir).history;
     next.record(delivery(3));
     await next.close();
     assert.deepEqual(await numbers(dir), [0, 1, 2, 3]);
@@ -201,7 +201,7 @@ describe('delivery history files', () => {
 
   test('a command recorded twice (a crash between the history and the journal) is read once, as first recorded', async () => {
     const dir = stateDir(dirs);
-    const { history } = ledger(dir);
+    const { history } = openHistory(dir);
     history.record(delivery(1));
     history.record(delivery(1, { outcome: { result: 'failed', reason: 'outcome unknown' }, failure: 'unknown', ms: undefined }));
     history.record(delivery(2));
@@ -218,7 +218,7 @@ describe('delivery history files', () => {
 
   test('a report the API refused for good is read with the command it belongs to, as first recorded', async () => {
     const dir = stateDir(dirs);
-    const { history } = ledger(dir);
+    const { history } = openHistory(dir);
     history.record(delivery(1));
     history.record(delivery(2));
     history.record(delivery(1, { reportRefused: '400 VALIDATION_ERROR', ms: undefined }));
@@ -235,11 +235,11 @@ describe('delivery history files', () => {
 
   test('a rotation between the reader opening the two files: the reader starts again and sees one ordered history', async () => {
     const dir = stateDir(dirs);
-    const { history } = ledger(dir, { maxBytes: 64 * 1024 });
+    const { history } = openHistory(dir, { maxBytes: 64 * 1024 });
     for (let n = 0; n < 10; n++) history.record(delivery(n));
     await history.close();
     renameSync(join(dir, 'history.jsonl'), join(dir, 'history.1.jsonl'));
-    const writer = ledger(dir, { maxBytes: 64 * 1024 }).history;
+    const writer = openHistory(dir, { maxBytes: 64 * 1024 }).history;
     for (let n = 10; n < 20; n++) writer.record(delivery(n));
     await writer.close();
 
@@ -262,7 +262,7 @@ describe('delivery history files', () => {
   test('readers running while the writer appends and rotates: every read is one unbroken, ordered run without duplicates', async () => {
     const dir = stateDir(dirs);
     // Nothing is dropped for a disk that lags behind, so any gap in a read would be the reader's.
-    const { history } = ledger(dir, { maxBytes: 8192, maxQueuedBytes: 64 * 1024 * 1024 });
+    const { history } = openHistory(dir, { maxBytes: 8192, maxQueuedBytes: 64 * 1024 * 1024 });
     const reads = 40;
     let done = 0;
     let recorded = 0;
@@ -303,9 +303,9 @@ describe('delivery history on a failing disk', () => {
   test('a disk that refuses writes: one error line, records held, all written in order once the disk takes them', async () => {
     const dir = stateDir(dirs);
     const clock = new FakeClock();
-    const disk = new FaultyLedgerFs();
+    const disk = new FaultyHistoryFs();
     disk.refuseWith = 'ENOSPC';
-    const { history, lines } = ledger(dir, { files: disk.files(), clock });
+    const { history, lines } = openHistory(dir, { files: disk.files(), clock });
     for (let n = 0; n < 3; n++) history.record(delivery(n));
     await waitFor(() => clock.sleeping === 1, { what: 'the writer waiting to try again' });
     for (let n = 3; n < 5; n++) history.record(delivery(n));
@@ -331,8 +331,8 @@ describe('delivery history on a failing disk', () => {
     const dir = stateDir(dirs);
     const clock = new FakeClock();
     // Operation 0 inspects the file, 1 appends: it writes half its bytes, then the disk fills.
-    const disk = new FaultyLedgerFs({ failAt: new Map([[1, 'ENOSPC']]), tornFraction: 0.3 });
-    const { history } = ledger(dir, { files: disk.files(), clock });
+    const disk = new FaultyHistoryFs({ failAt: new Map([[1, 'ENOSPC']]), tornFraction: 0.3 });
+    const { history } = openHistory(dir, { files: disk.files(), clock });
     history.record(delivery(0));
     history.record(delivery(1));
     await waitFor(() => clock.sleeping === 1, { what: 'the failed append' });
@@ -343,10 +343,10 @@ describe('delivery history on a failing disk', () => {
 
   test('a disk that does not keep up: the oldest queued records are dropped with one counted warning, the newest written', async () => {
     const dir = stateDir(dirs);
-    const disk = new FaultyLedgerFs();
+    const disk = new FaultyHistoryFs();
     disk.stall();
     const line = Buffer.byteLength(encodeHistoryRecord(delivery(10), scrub));
-    const { history, lines } = ledger(dir, { files: disk.files(), maxQueuedBytes: 4 * line });
+    const { history, lines } = openHistory(dir, { files: disk.files(), maxQueuedBytes: 4 * line });
     for (let n = 0; n < 20; n++) history.record(delivery(n));
     const warnings = lines.filter((l) => l.level === 40);
     assert.equal(warnings.length, 1);
@@ -360,9 +360,9 @@ describe('delivery history on a failing disk', () => {
   test('stopping while the disk hangs waits a bounded time and says how many records were not written', async () => {
     const dir = stateDir(dirs);
     const clock = new FakeClock();
-    const disk = new FaultyLedgerFs();
+    const disk = new FaultyHistoryFs();
     disk.stall();
-    const { history, lines } = ledger(dir, { files: disk.files(), clock });
+    const { history, lines } = openHistory(dir, { files: disk.files(), clock });
     history.record(delivery(0));
     history.record(delivery(1));
     const closing = history.close();

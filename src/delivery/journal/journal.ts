@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { PorterError } from '../errors.js';
+import { PorterError } from '../../errors.js';
 import { fsyncDirectory, nodeFs, replaceFile, type JournalFs } from './journal-fs.js';
 import { AppendLog } from './journal-log.js';
 import {
@@ -16,7 +16,7 @@ import {
   type Outcome,
 } from './journal-records.js';
 import { SettledMemory, type SettledId, type SettledLimits } from './settled-memory.js';
-import { readStateFileSync, StateFileError } from './state-file.js';
+import { readStateFileSync, StateFileError } from '../state/state-file.js';
 
 export type { JournalEntry, Outcome } from './journal-records.js';
 export type { SettledId } from './settled-memory.js';

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { constants } from 'node:fs';
 import { writeAll, type JournalFs } from './journal-fs.js';
-import { openStateFileSync } from './state-file.js';
+import { openStateFileSync } from '../state/state-file.js';
 
 /**
  * The journal's append-only log file: each append is one write followed by fdatasync, so a record

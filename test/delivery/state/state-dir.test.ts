@@ -16,8 +16,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PorterError } from '../../src/errors.js';
-import { prepareStateDir, StateDirError, StateDirFullError } from '../../src/delivery/state-dir.js';
+import { PorterError } from '../../../src/errors.js';
+import { prepareStateDir, StateDirError, StateDirFullError } from '../../../src/delivery/state/state-dir.js';
 
 /**
  * A state directory porter cannot use is a configuration error (exit 78) whose

@@ -1,4 +1,4 @@
-import type { RouteBudgetSnapshot } from '../api/budget.js';
+import type { RouteBudgetSnapshot } from './budget.js';
 
 /**
  * How long to wait before the next pull after one that found nothing due.
@@ -19,6 +19,28 @@ import type { RouteBudgetSnapshot } from '../api/budget.js';
  * known (60 000 / idleMs pulls a minute) and a large `idleMs` really is cheap.
  */
 export const IDLE_RESERVE_FRACTION = 0.25;
+
+/**
+ * One loop's idle pacing, as the loop asks for it. With webhooks, the first safety-net sleep is a
+ * random part of `idleMs`: servers that start together (a whole fleet at once) would otherwise
+ * send all their safety-net pulls in the same instant every idleMs, a burst the API answers
+ * slowly and porter pays for in queued requests (docs/benchmarks.md, fleet). Each later sleep is
+ * idleMs again, so the pulls stay spread. Never longer than idleMs.
+ */
+export function idlePacer(
+  pullBudget: () => RouteBudgetSnapshot,
+  now: () => number,
+  idleMs: number,
+  webhookWakes = false,
+  random: () => number = Math.random,
+): () => number {
+  let first = webhookWakes;
+  return () => {
+    if (!first) return idleDelay(pullBudget(), now(), idleMs, webhookWakes);
+    first = false;
+    return Math.max(1, Math.ceil(random() * idleMs));
+  };
+}
 
 export function idleDelay(pull: RouteBudgetSnapshot, now: number, idleMs: number, webhookWakes = false): number {
   if (webhookWakes) return idleMs;

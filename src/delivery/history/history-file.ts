@@ -2,9 +2,9 @@ import { constants } from 'node:fs';
 import { rename, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { PorterError } from '../errors.js';
-import { parseHistoryLine, type HistoryRecord } from './ledger-record.js';
-import { openStateFile, StateFileError } from './state-file.js';
+import { PorterError } from '../../errors.js';
+import { parseHistoryLine, type HistoryRecord } from './history-record.js';
+import { openStateFile, StateFileError } from '../state/state-file.js';
 
 /**
  * The delivery history's two files in stateDir and how they are read back. The writer appends to
@@ -23,7 +23,7 @@ export const PREVIOUS_HISTORY_FILE = 'history.1.jsonl';
  * the disk fail, stall or die at any one of them. Asynchronous because the writer must never hold
  * the event loop (and so the deliveries) while a disk is slow.
  */
-export interface LedgerFs {
+export interface HistoryWriteFs {
   /** The file's size and whether it ends with a whole line; 0 and true when it does not exist. */
   inspect(path: string): Promise<{ size: number; endsWithNewline: boolean }>;
   /** Appends, creating the file (mode 0600) when missing. */
@@ -31,7 +31,7 @@ export interface LedgerFs {
   rename(from: string, to: string): Promise<void>;
 }
 
-export const nodeLedgerFs: LedgerFs = {
+export const nodeHistoryWriteFs: HistoryWriteFs = {
   async inspect(path) {
     const handle = await openIfPresent(path);
     if (!handle) return { size: 0, endsWithNewline: true };

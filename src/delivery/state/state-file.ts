@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../../errors.js';
 
 /**
  * The files porter keeps in stateDir (the lock, the journal, the history) must be regular files.

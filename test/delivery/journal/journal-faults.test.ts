@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { Journal, JournalWriteError, type Outcome } from '../../src/delivery/journal.js';
-import { FaultyFs, ProcessDied } from '../helpers/faulty-fs.js';
-import { fcOptions } from '../helpers/fc-options.js';
+import { Journal, JournalWriteError, type Outcome } from '../../../src/delivery/journal/journal.js';
+import { FaultyFs, ProcessDied } from '../../helpers/faulty-fs.js';
+import { fcOptions } from '../../helpers/fc-options.js';
 
 /**
  * The journal against any sequence of claim / outcome / settle / flush, with the disk refusing any

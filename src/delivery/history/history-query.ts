@@ -1,5 +1,5 @@
-import { UsageError } from '../errors.js';
-import type { HistoryRecord } from './ledger-record.js';
+import { UsageError } from '../../errors.js';
+import type { HistoryRecord } from './history-record.js';
 
 /**
  * The filters of `porter history` and of /history, one parser for both so that a flag and its

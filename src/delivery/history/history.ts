@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { startDeadline, type Clock } from '../clock.js';
-import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
-import { HISTORY_FILE, nodeLedgerFs, PREVIOUS_HISTORY_FILE, readHistory, type LedgerFs } from './ledger-file.js';
-import { encodeHistoryRecord, type HistoryRecord, type SettledDelivery } from './ledger-record.js';
-import { StateFileError } from './state-file.js';
+import { startDeadline, type Clock } from '../../clock.js';
+import { backoffDelay, type BackoffPolicy } from '../../net/backoff.js';
+import { HISTORY_FILE, nodeHistoryWriteFs, PREVIOUS_HISTORY_FILE, readHistory, type HistoryWriteFs } from './history-file.js';
+import { encodeHistoryRecord, type HistoryRecord, type SettledDelivery } from './history-record.js';
+import { StateFileError } from '../state/state-file.js';
 
 /**
  * The delivery history (docs/operations.md#what-happened-to-a-purchase): one JSON line per
@@ -19,7 +19,7 @@ import { StateFileError } from './state-file.js';
  * episode of failing writes, one line when it ends.
  */
 
-export interface DeliveryLedgerOptions {
+export interface DeliveryHistoryOptions {
   readonly stateDir: string;
   /** history.maxBytes: the bound of each of the two files. */
   readonly maxBytes: number;
@@ -28,7 +28,7 @@ export interface DeliveryLedgerOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   /** For tests that make the disk fail or stall. */
-  readonly files?: LedgerFs;
+  readonly files?: HistoryWriteFs;
   /** Bytes of lines held while the disk does not take them; beyond, the oldest are dropped. */
   readonly maxQueuedBytes?: number;
 }
@@ -39,9 +39,9 @@ const RETRY: BackoffPolicy = { initialMs: 1_000, maxMs: 30_000 };
 /** How long stopping waits for the last lines to reach the disk. */
 const CLOSE_WAIT_MS = 2_000;
 
-export class DeliveryLedger {
-  readonly #o: DeliveryLedgerOptions;
-  readonly #files: LedgerFs;
+export class DeliveryHistory {
+  readonly #o: DeliveryHistoryOptions;
+  readonly #files: HistoryWriteFs;
   readonly #log: Logger;
   readonly #current: string;
   readonly #previous: string;
@@ -58,9 +58,9 @@ export class DeliveryLedger {
   #closing = false;
   readonly #stopRetrying = new AbortController();
 
-  constructor(options: DeliveryLedgerOptions) {
+  constructor(options: DeliveryHistoryOptions) {
     this.#o = options;
-    this.#files = options.files ?? nodeLedgerFs;
+    this.#files = options.files ?? nodeHistoryWriteFs;
     this.#log = options.logger.child({ component: 'history' });
     this.#current = join(options.stateDir, HISTORY_FILE);
     this.#previous = join(options.stateDir, PREVIOUS_HISTORY_FILE);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Clock } from '../../src/clock.js';
-import { WakeSignal } from '../../src/delivery/wake.js';
+import { WakeSignal } from '../../src/wake-signal.js';
 import { FakeClock, flush } from '../helpers/fake-clock.js';
 
 /** A clock with timers that fire only when the test says so: the system clock's path, stepped. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import type { SettledDelivery } from '../../src/delivery/ledger-record.js';
+import type { SettledDelivery } from '../../../src/delivery/history/history-record.js';
 
 /** Shared by the delivery history's tests: a state directory, deliveries numbered in order, a logger that keeps its lines. */
 

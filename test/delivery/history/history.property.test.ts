@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { DeliveryLedger } from '../../src/delivery/ledger.js';
-import { readHistory } from '../../src/delivery/ledger-file.js';
-import { fcOptions } from '../helpers/fc-options.js';
-import { FakeClock, flush } from '../helpers/fake-clock.js';
-import { waitFor } from '../helpers/wait-for.js';
-import { FaultyLedgerFs } from '../helpers/faulty-ledger-fs.js';
-import { capturingLogger, delivery, numberOf, removeAll, sizeOf, stateDir } from './ledger-helpers.js';
+import { DeliveryHistory } from '../../../src/delivery/history/history.js';
+import { readHistory } from '../../../src/delivery/history/history-file.js';
+import { fcOptions } from '../../helpers/fc-options.js';
+import { FakeClock, flush } from '../../helpers/fake-clock.js';
+import { waitFor } from '../../helpers/wait-for.js';
+import { FaultyHistoryFs } from '../../helpers/faulty-history-fs.js';
+import { capturingLogger, delivery, numberOf, removeAll, sizeOf, stateDir } from './history-helpers.js';
 
 /**
  * Whatever happens to the porters that write one state directory's history in turn — records
@@ -42,13 +42,13 @@ const life: fc.Arbitrary<Life> = fc.record({
 
 /** One porter's life on the directory: it records, then stops (or is found dead by then). */
 async function live(dir: string, plan: Life, maxBytes: number, first: number): Promise<void> {
-  const disk = new FaultyLedgerFs({
+  const disk = new FaultyHistoryFs({
     ...(plan.failAt === null ? {} : { failAt: new Map([[plan.failAt, 'ENOSPC']]) }),
     ...(plan.dieAt === null ? {} : { dieAt: plan.dieAt }),
     tornFraction: plan.tornFraction,
   });
   const clock = new FakeClock();
-  const history = new DeliveryLedger({
+  const history = new DeliveryHistory({
     stateDir: dir,
     maxBytes,
     scrub: (t) => t,

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { openStateFileSync } from './state-file.js';
+import { openStateFileSync } from '../state/state-file.js';
 
 /**
  * The synchronous file operations the journal performs, passed in so that the journal's promise

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, lstatSync, mkdirSync, openSync, readlinkSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ConfigError, PorterError } from '../errors.js';
+import { ConfigError, PorterError } from '../../errors.js';
 import { checkStateFiles } from './state-file.js';
 
 /**

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { UsageError } from '../../src/errors.js';
-import { parseHistoryQuery, selectHistory } from '../../src/delivery/ledger-query.js';
-import type { HistoryRecord } from '../../src/delivery/ledger-record.js';
+import { UsageError } from '../../../src/errors.js';
+import { parseHistoryQuery, selectHistory } from '../../../src/delivery/history/history-query.js';
+import type { HistoryRecord } from '../../../src/delivery/history/history-record.js';
 
 /** The filters `porter history` and /history share. */
 

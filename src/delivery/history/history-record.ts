@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { excerpt, stripColourCodes } from '../games/text.js';
-import type { Outcome } from './outcome.js';
+import { excerpt, stripColourCodes } from '../../games/text.js';
+import type { Outcome } from '../outcome.js';
 
 /**
  * One line of the delivery history (`history.jsonl` in stateDir): what became of one claimed
