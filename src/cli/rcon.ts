@@ -1,4 +1,7 @@
+import type { ResolvedServer } from '../config/schema.js';
 import { serverLabel } from '../config/server-label.js';
+import type { TransportDescriptor } from '../protocols/descriptor.js';
+import { transportOf } from '../protocols/descriptors.js';
 import type { Command } from 'commander';
 import { systemClock } from '../clock.js';
 import { UsageError } from '../errors.js';
@@ -19,11 +22,11 @@ export function registerRcon(program: Command): void {
       action(async (words: string[], options: { config?: string; server?: string }) => {
         const config = await loadConfigFor(options.config);
         const server = pickServer(config, options.server);
-        if (server.executor.type === 'script') {
+        if (!hasConsole(server)) {
           // The server named (or the only one) is one porter rcon cannot use: a usage error, like an unknown --server.
-          const consoles = config.servers.filter((s) => s.executor.type !== 'script').map((s) => serverLabel(s));
+          const consoles = config.servers.filter(hasConsole).map((s) => serverLabel(s));
           throw new UsageError(
-            `server ${serverLabel(server)} uses a script executor, which has no console: run the script itself to test it${consoles.length > 0 ? `, or use --server with one of ${consoles.join(', ')}` : ''}`,
+            `server ${serverLabel(server)} uses a ${server.executor.type} executor, which has no console: run the ${server.executor.type} itself to test it${consoles.length > 0 ? `, or use --server with one of ${consoles.join(', ')}` : ''}`,
           );
         }
         const [{ createExecutor }, { gameFor }] = await Promise.all([import('../protocols/registry.js'), import('../games/registry.js')]);
@@ -41,4 +44,10 @@ export function registerRcon(program: Command): void {
         }
       }),
     );
+}
+
+/** A server whose transport has a remote console to send a command to (every one but a script). */
+function hasConsole(server: ResolvedServer): boolean {
+  const transport: TransportDescriptor = transportOf(server.executor.type);
+  return transport.console !== undefined;
 }

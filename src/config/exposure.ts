@@ -25,7 +25,7 @@ function inlineSecretKeys(parsed: ParsedConfig): string[] {
   }
   if (parsed.api.webhookSecret !== undefined) keys.push('api.webhookSecret');
   parsed.servers.forEach((server, index) => {
-    if (server.executor.type !== 'script' && server.executor.password !== undefined) keys.push(`servers[${index}].executor.password`);
+    if ('password' in server.executor && server.executor.password !== undefined) keys.push(`servers[${index}].executor.password`);
   });
   return keys;
 }

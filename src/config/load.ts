@@ -1,6 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
+import type { TransportDescriptor } from '../protocols/descriptor.js';
+import { transportOf } from '../protocols/descriptors.js';
 import { ConfigInvalidError } from './errors.js';
 import { configFileWarning, listenWarning } from './exposure.js';
 import { configErrorMap, describeIssues } from './issues.js';
@@ -123,14 +125,19 @@ export async function parseConfig(
   const servers: ResolvedServer[] = [];
   for (const [index, server] of parsed.servers.entries()) {
     let password: string | undefined;
-    if (server.executor.type !== 'script') {
+    // Where the transport's secret comes from besides the file: its descriptor says.
+    const { secret: source }: TransportDescriptor = transportOf(server.executor.type);
+    // A transport with a secret has these keys in its section (absent when not written).
+    const keys: { readonly type: string; readonly password?: string | undefined; readonly passwordFile?: string | undefined } =
+      server.executor;
+    if (source) {
       ({ value: password } = await secret({
         key: `servers[${index}].executor.password`,
         fileKey: `servers[${index}].executor.passwordFile`,
-        envName: 'PORTER_RCON_PASSWORD',
-        credentialName: 'porter-rcon-password',
-        inline: server.executor.password,
-        file: server.executor.passwordFile,
+        envName: source.envName,
+        credentialName: source.credentialName,
+        inline: keys.password,
+        file: keys.passwordFile,
       }));
     }
     servers.push(resolveServer(server, baseDir, password));

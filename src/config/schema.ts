@@ -1,146 +1,34 @@
-import { urlHost } from './url-host.js';
 import { GAME_NAMES } from '../games/registry.js';
 import { z } from 'zod';
+import { port, positiveMs, problemsOf } from '../protocols/descriptor.js';
+import { executorSchema, TRANSPORTS, type ResolvedExecutor } from '../protocols/descriptors.js';
 import { ruleProblem } from '../policy/rule-syntax.js';
 import { baseUrlProblems } from './base-url.js';
 import { LISTEN_FORM, parseListenAddress } from './listen-address.js';
 
 /**
- * Minecraft reads a request with one 1,460-byte read and closes the connection when the read is
- * not exactly one packet: 1,460 minus 14 bytes of framing leaves 1,446 bytes of command.
- */
-const MINECRAFT_MAX_COMMAND_BYTES = 1446;
-
-/**
  * The configuration file's shape (docs/design.md#configuration). Every object is strict so a typo is an error that
- * names the key, never a silently ignored setting. Defaults live here and nowhere else.
+ * names the key, never a silently ignored setting. Defaults live here and nowhere else, but for each
+ * transport's `executor` section, which its descriptor holds (src/protocols/<name>/descriptor.ts).
  *
  * Everything `porter run` would refuse at start is refused here, with the same functions the
  * run-time parts use (regex rules, listen address, base URL, WebRCON host), so `porter check`
  * and `porter run` never disagree about a config.
  */
 
-/** Adds the problems `describe` finds as issues at the value's own key path. */
-function problemsOf<T>(describe: (value: T) => readonly string[]) {
-  return (value: T, ctx: z.RefinementCtx) => {
-    for (const message of describe(value)) ctx.addIssue({ code: 'custom', message });
-  };
-}
-
-const positiveMs = (fallback: number) => z.number().int().positive().default(fallback);
-
-const secretSources = {
-  password: z.string().min(1).optional().describe('RCON password. Prefer passwordFile or PORTER_RCON_PASSWORD.'),
-  passwordFile: z.string().min(1).optional().describe('File whose content (trimmed) is the password; relative to the config file.'),
-};
-
-const port = z.number().int().min(1).max(65535);
-
-export const rconExecutorSchema = z.strictObject({
-  type: z.literal('rcon'),
-  host: z.string().min(1).default('127.0.0.1'),
-  port: port.default(25575),
-  ...secretSources,
-  timeoutMs: positiveMs(5000).describe("Deadline for one command's answer."),
-  connectTimeoutMs: positiveMs(5000).describe('Deadline for TCP connect plus authentication.'),
-  flavour: z
-    .enum(['minecraft', 'source', 'id0'])
-    .optional()
-    .describe('Server dialect; defaults from the players preset (minecraft → minecraft, others → source).'),
-  maxRequestBytes: z
-    .number()
-    .int()
-    .min(32)
-    .max(4096)
-    .default(MINECRAFT_MAX_COMMAND_BYTES)
-    .describe('Longest command, in UTF-8 bytes, sent over RCON; a longer command is failed unsent (default: what Minecraft accepts).'),
-});
-
-/** What the WebRCON executor can put in a ws:// URL. */
-const webrconHost = z
-  .string()
-  .min(1, { abort: true })
-  .superRefine(
-    problemsOf((host: string) => {
-      try {
-        // The host as the WebRCON executor puts it in its ws:// URL.
-        new URL(`ws://${urlHost(host)}:1/`);
-        return [];
-      } catch {
-        return ['not a valid host name or IP address'];
-      }
-    }),
-  );
-
-export const webrconExecutorSchema = z.strictObject({
-  type: z.literal('webrcon'),
-  host: webrconHost.default('127.0.0.1'),
-  port: port.default(28016),
-  ...secretSources,
-  timeoutMs: positiveMs(5000),
-  connectTimeoutMs: positiveMs(5000),
-});
-
-export const telnetExecutorSchema = z.strictObject({
-  type: z.literal('telnet'),
-  host: z.string().min(1).default('127.0.0.1'),
-  port: port.default(8081),
-  ...secretSources,
-  timeoutMs: positiveMs(5000).describe("Deadline for one command's answer."),
-  connectTimeoutMs: positiveMs(5000).describe('Deadline for the TCP connect, and again for the login.'),
-});
-
-/** TShock's REST API (Terraria): the "password" is a REST token, sent as TShock reads it, in the query. */
-export const tshockExecutorSchema = z.strictObject({
-  type: z.literal('tshock'),
-  host: webrconHost.default('127.0.0.1'),
-  port: port.default(7878),
-  password: secretSources.password.describe(
-    'TShock REST token (a key of ApplicationRestTokens in tshock/config.json). Prefer passwordFile or PORTER_RCON_PASSWORD.',
-  ),
-  passwordFile: secretSources.passwordFile,
-  timeoutMs: positiveMs(5000).describe("Deadline for one request's answer once connected."),
-  connectTimeoutMs: positiveMs(5000).describe('Deadline for the TCP connect of one request.'),
-});
-
-/**
- * BattlEye has no fixed RCon port: RConPort in BEServer_x64.cfg sets it. 2305 (game port + 3) is
- * what hosting panels and admin tools set for DayZ by default; Arma 3 guides often use 2306.
- */
-export const battleyeExecutorSchema = z.strictObject({
-  type: z.literal('battleye'),
-  host: z.string().min(1).default('127.0.0.1'),
-  port: port.default(2305).describe('RConPort from BEServer_x64.cfg (UDP).'),
-  ...secretSources,
-  timeoutMs: positiveMs(5000).describe("Deadline for one command's answer; an unanswered command's outcome is unknown."),
-  connectTimeoutMs: positiveMs(5000).describe('Deadline for the login answer.'),
-});
-
-export const scriptExecutorSchema = z.strictObject({
-  type: z.literal('script'),
-  exec: z.array(z.string().min(1)).min(1).describe('Executable and fixed arguments; the command is appended as the last argument.'),
-  timeoutMs: positiveMs(30000),
-});
-
-export const executorSchema = z.discriminatedUnion('type', [
-  rconExecutorSchema,
-  webrconExecutorSchema,
-  scriptExecutorSchema,
-  telnetExecutorSchema,
-  tshockExecutorSchema,
-  battleyeExecutorSchema,
-]);
-
 export const presetNames = GAME_NAMES;
+
+/** "default minecraft for rcon, …": transports with a console first, a script's fallback last. */
+const defaultPresets = [...TRANSPORTS]
+  .sort((a, b) => Number('console' in b) - Number('console' in a))
+  .map(
+    (transport) => `${transport.defaultPreset} for ${transport.type}${'defaultPresetNote' in transport ? transport.defaultPresetNote : ''}`,
+  )
+  .join(', ');
 
 export const playersSchema = z
   .strictObject({
-    preset: z
-      .enum(presetNames)
-      .optional()
-      .describe(
-        'Game preset; default minecraft for rcon, rust for webrcon, 7dtd for telnet, terraria for tshock, dayz for battleye, none for script without exec.',
-      ),
+    preset: z.enum(presetNames).optional().describe(`Game preset; default ${defaultPresets}.`),
     command: z.string().min(1).optional().describe('custom preset: console command that lists players.'),
     pattern: z.string().min(1).optional().describe('custom preset: regular expression with a named group "id", applied to every line.'),
     exec: z.array(z.string().min(1)).min(1).optional().describe('Script that prints one identifier per line (overrides preset).'),
@@ -432,7 +320,6 @@ function duplicateServerIds(servers: readonly unknown[], ctx: z.RefinementCtx): 
 /** Parsed with defaults; secrets not resolved yet. */
 export type ParsedConfig = z.output<typeof configSchema>;
 export type ServerConfig = z.output<typeof serverSchema>;
-export type ExecutorConfig = z.output<typeof executorSchema>;
 export type PlayersConfig = z.output<typeof playersSchema>;
 
 /**
@@ -467,16 +354,7 @@ export type Config = Omit<ParsedConfig, 'api' | 'servers' | 'stores'> & {
   readonly shard?: { readonly index: number; readonly count: number; readonly serversConfigured: number };
 };
 
-export type ResolvedExecutor =
-  | (Omit<z.output<typeof rconExecutorSchema>, 'password' | 'passwordFile' | 'flavour'> & {
-      password: string;
-      flavour: 'minecraft' | 'source' | 'id0';
-    })
-  | (Omit<z.output<typeof webrconExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
-  | z.output<typeof scriptExecutorSchema>
-  | (Omit<z.output<typeof telnetExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
-  | (Omit<z.output<typeof tshockExecutorSchema>, 'password' | 'passwordFile'> & { password: string })
-  | (Omit<z.output<typeof battleyeExecutorSchema>, 'password' | 'passwordFile'> & { password: string });
+export type { ResolvedExecutor };
 
 export type ResolvedServer = Omit<ServerConfig, 'executor' | 'players'> & {
   readonly executor: ResolvedExecutor;

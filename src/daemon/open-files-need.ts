@@ -1,5 +1,6 @@
 import type { Config, ResolvedServer } from '../config/schema.js';
 import { apiConnectionCap, outOfFilesAdvice, type OpenFileLimit } from '../net/open-files.js';
+import { transportOf } from '../protocols/descriptors.js';
 
 /**
  * How many descriptors a configuration needs, counted from what porter really opens: one
@@ -11,8 +12,7 @@ import { apiConnectionCap, outOfFilesAdvice, type OpenFileLimit } from '../net/o
 const PROCESS_FILES = 24;
 
 function filesPerServer(server: ResolvedServer): number {
-  // stdin, stdout and stderr of the script while it runs.
-  return server.executor.type === 'script' ? 3 : 1;
+  return transportOf(server.executor.type).openFiles;
 }
 
 export interface OpenFilesNeed {

@@ -16,26 +16,48 @@ import { squadGame } from './squad.js';
 import { terrariaGame } from './terraria.js';
 import { zomboidGame } from './zomboid.js';
 
-/** Every game porter knows, as `players.preset` names it in the config. */
-export const GAME_NAMES = [
-  'minecraft',
-  'source',
-  'ark',
-  'palworld',
-  'squad',
-  'conan',
-  'factorio',
-  'rust',
-  'zomboid',
-  '7dtd',
-  'terraria',
-  'dayz',
-  'arma3',
-  'custom',
-  'none',
-] as const;
+/**
+ * How `porter init` reaches a game's console when its settings do not say: the transport (a
+ * transport's `executor.type`, checked against the descriptors in src/init/game-transport.ts), the
+ * port of the game's own documentation (docs/games.md has them per game), and its name in init's questions.
+ */
+interface GameConsole {
+  readonly transport: string;
+  readonly port: number;
+  readonly title: string;
+}
 
-export type GameName = (typeof GAME_NAMES)[number];
+/** One game, described once: its config name is its key. */
+interface GameEntry {
+  /** What docs/games.md's section and the README's link call it (a test reads this list). */
+  readonly docsTitle: string;
+  /** Absent for the presets that are no game of their own (custom, none). */
+  readonly console?: GameConsole;
+}
+
+/** Every game porter knows, by the name `players.preset` gives it, in the order the schema lists them. */
+export const GAMES = {
+  minecraft: { docsTitle: 'Minecraft', console: { transport: 'rcon', port: 25575, title: 'Minecraft' } },
+  source: { docsTitle: 'Source', console: { transport: 'rcon', port: 27015, title: 'Source engine (CS2, GMod, TF2)' } },
+  ark: { docsTitle: 'ARK', console: { transport: 'rcon', port: 27020, title: 'ARK' } },
+  palworld: { docsTitle: 'Palworld', console: { transport: 'rcon', port: 25575, title: 'Palworld' } },
+  squad: { docsTitle: 'Squad', console: { transport: 'rcon', port: 21114, title: 'Squad' } },
+  conan: { docsTitle: 'Conan', console: { transport: 'rcon', port: 25575, title: 'Conan Exiles' } },
+  factorio: { docsTitle: 'Factorio', console: { transport: 'rcon', port: 27015, title: 'Factorio' } },
+  rust: { docsTitle: 'Rust', console: { transport: 'webrcon', port: 28016, title: 'Rust' } },
+  zomboid: { docsTitle: 'Project Zomboid', console: { transport: 'rcon', port: 27015, title: 'Project Zomboid' } },
+  '7dtd': { docsTitle: '7 Days to Die', console: { transport: 'telnet', port: 8081, title: '7 Days to Die' } },
+  terraria: { docsTitle: 'Terraria', console: { transport: 'tshock', port: 7878, title: 'Terraria (TShock)' } },
+  dayz: { docsTitle: 'DayZ', console: { transport: 'battleye', port: 2305, title: 'DayZ' } },
+  arma3: { docsTitle: 'Arma 3', console: { transport: 'battleye', port: 2305, title: 'Arma 3' } },
+  custom: { docsTitle: 'Any other game' },
+  none: { docsTitle: 'Any other game' },
+} as const satisfies Record<string, GameEntry>;
+
+export type GameName = keyof typeof GAMES;
+
+/** The names as a tuple, for the schema's enum of `players.preset`. */
+export const GAME_NAMES = Object.keys(GAMES) as [GameName, ...GameName[]];
 
 /** The config's `players` section as far as choosing the game goes. */
 export interface GameChoice {

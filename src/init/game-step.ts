@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { transportOf } from '../protocols/descriptors.js';
 import { detectGameServers } from './detect/detect.js';
 import { generatePassword } from './detect/password.js';
 import type { Detection, Fix } from './detect/types.js';
@@ -117,7 +118,7 @@ export async function chooseGameServer(
     fixedPassword ??
     use?.password?.reveal() ??
     (await prompter.secret({
-      message: transport.type === 'tshock' ? 'TShock REST token' : `${transport.type} password of the game server`,
+      message: transportOf(transport.type).console.secretLabel,
       flag: '--rcon-password-file',
       env: 'PORTER_RCON_PASSWORD',
     }));

@@ -1,27 +1,27 @@
+import { GAMES, type GameName } from '../games/registry.js';
+import type { ConsoleTransportType } from '../protocols/descriptors.js';
+
 /**
  * How porter reaches each game's console and the port a server uses when its settings do not
- * say: the defaults of each game's own documentation (docs/games.md has them per game).
+ * say: the games registry's `console` of each game, its transport checked here against the
+ * transports that have a console (a typo there is a compile error).
  */
 export interface Transport {
-  readonly type: 'rcon' | 'webrcon' | 'telnet' | 'battleye' | 'tshock';
+  readonly type: ConsoleTransportType;
   readonly port: number;
   readonly title: string;
 }
 
-export const GAME_TRANSPORTS: Readonly<Record<string, Transport>> = {
-  minecraft: { type: 'rcon', port: 25575, title: 'Minecraft' },
-  source: { type: 'rcon', port: 27015, title: 'Source engine (CS2, GMod, TF2)' },
-  ark: { type: 'rcon', port: 27020, title: 'ARK' },
-  palworld: { type: 'rcon', port: 25575, title: 'Palworld' },
-  squad: { type: 'rcon', port: 21114, title: 'Squad' },
-  conan: { type: 'rcon', port: 25575, title: 'Conan Exiles' },
-  factorio: { type: 'rcon', port: 27015, title: 'Factorio' },
-  zomboid: { type: 'rcon', port: 27015, title: 'Project Zomboid' },
-  rust: { type: 'webrcon', port: 28016, title: 'Rust' },
-  '7dtd': { type: 'telnet', port: 8081, title: '7 Days to Die' },
-  dayz: { type: 'battleye', port: 2305, title: 'DayZ' },
-  arma3: { type: 'battleye', port: 2305, title: 'Arma 3' },
-  terraria: { type: 'tshock', port: 7878, title: 'Terraria (TShock)' },
-};
+/** The games init knows: every game of the registry with a console. */
+export type InitGame = { [G in GameName]: (typeof GAMES)[G] extends { readonly console: object } ? G : never }[GameName];
 
-export const INIT_GAMES = Object.keys(GAME_TRANSPORTS);
+function consoleOf(game: InitGame): Transport {
+  const { transport, port, title } = GAMES[game].console;
+  // The assignment is the check: a game's transport must be one that has a console.
+  const type: ConsoleTransportType = transport;
+  return { type, port, title };
+}
+
+export const INIT_GAMES = (Object.keys(GAMES) as GameName[]).filter((game): game is InitGame => 'console' in GAMES[game]);
+
+export const GAME_TRANSPORTS: Readonly<Record<string, Transport>> = Object.fromEntries(INIT_GAMES.map((game) => [game, consoleOf(game)]));

@@ -1,6 +1,9 @@
+import type { GameName } from '../games/registry.js';
+import type { TransportType } from '../protocols/descriptors.js';
+
 /**
  * The games `porter demo --game` can show: each starts its simulated game server and says how
- * porter reaches it. A game added here is offered by the CLI's `--game` choices.
+ * porter reaches it. A game added here (a game of src/games/registry.ts) is offered by the CLI's `--game` choices.
  */
 
 export interface DemoPurchase {
@@ -14,7 +17,7 @@ export interface DemoGameServer {
   /** Where it listens, for the banner: "RCON 127.0.0.1:40123". */
   readonly address: string;
   /** The config's `executor` section for it, without the password (the demo writes a passwordFile). */
-  readonly executor: Record<string, unknown>;
+  readonly executor: { readonly type: TransportType } & Record<string, unknown>;
   join(player: string): void;
   /** The commands it ran so far, read-only listings left out, oldest first. */
   ran(): string[];
@@ -29,7 +32,7 @@ function deliveries(executed: ReadonlyArray<{ readonly command: string; readonly
 export interface DemoGame {
   readonly title: string;
   /** The config's `players.preset`. */
-  readonly preset: string;
+  readonly preset: GameName;
   readonly online: string;
   readonly joiner: string;
   readonly absent: string;
@@ -174,7 +177,7 @@ export const DEMO_GAMES = {
     failurePatterns: ['is not on the server$'],
     start: dayzGame,
   },
-} as const satisfies Record<string, DemoGame>;
+} as const satisfies { readonly [G in GameName]?: DemoGame };
 
 export type DemoGameName = keyof typeof DEMO_GAMES;
 

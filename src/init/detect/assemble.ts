@@ -1,15 +1,7 @@
+import { transportOf } from '../../protocols/descriptors.js';
 import { Secret } from './secret.js';
 import { DEFAULT, type Fact, type GameSettings } from './settings.js';
-import type { Detection, ExecutorKind, FoundSetting, Problem } from './types.js';
-
-/** What the remote console is called in messages, per executor. */
-const CONSOLE: Readonly<Record<ExecutorKind, string>> = {
-  rcon: 'RCON',
-  webrcon: 'RCON',
-  telnet: 'telnet',
-  battleye: 'BattlEye RCon',
-  tshock: 'the REST API',
-};
+import type { Detection, FoundSetting, Problem } from './types.js';
 
 const LOOPBACK = '127.0.0.1';
 
@@ -42,7 +34,7 @@ function foundLines(settings: GameSettings, password: Secret | undefined): Found
 
 function sharedProblems(settings: GameSettings): Problem[] {
   const problems: Problem[] = [];
-  const console = CONSOLE[settings.executor];
+  const console = transportOf(settings.executor).console.name;
   // A file edit helps only with what the file (or a default) decides, not with a command line.
   const fixFor = (fact: Fact<unknown> | undefined) =>
     settings.fix && (!fact || fact.source === DEFAULT || fact.source === settings.fix.shownFile) ? settings.fix : undefined;

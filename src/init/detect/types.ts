@@ -1,11 +1,12 @@
+import type { ConsoleTransportType } from '../../protocols/descriptors.js';
+import type { InitGame } from '../game-transport.js';
 import type { Secret } from './secret.js';
 
-/** The games detection knows, by the name porter's `players.preset` gives them. */
-export type DetectedGame =
-  'minecraft' | 'palworld' | 'ark' | 'rust' | 'source' | 'conan' | 'squad' | 'zomboid' | '7dtd' | 'dayz' | 'arma3' | 'terraria';
+/** The games detection may find, by the name porter's `players.preset` gives them: those init knows (a probe in probes/ per game). */
+export type DetectedGame = InitGame;
 
-/** How porter would talk to the server: the executor type of its config. */
-export type ExecutorKind = 'rcon' | 'webrcon' | 'telnet' | 'battleye' | 'tshock';
+/** How porter would talk to the server: the executor type of its config, one with a console. */
+export type ExecutorKind = ConsoleTransportType;
 
 /** One line of what was found, to show the user: "rcon.port 25575, from ./server.properties". */
 export interface FoundSetting {

@@ -1,11 +1,11 @@
-import type { RconFlavour } from '../../config/resolve-server.js';
+import type { RconFlavour } from './descriptor.js';
 import { bodyBytes, encodePacket, PacketType, type RconPacket } from './codec.js';
 
 /**
  * How one request and its answer look on the wire for each server dialect. Pure: the connection
  * writes `initial`, feeds every packet it receives to `accept`, and writes what `accept` asks for.
  */
-export type { RconFlavour } from '../../config/resolve-server.js';
+export type { RconFlavour } from './descriptor.js';
 
 /**
  * The probe Minecraft answers with `Unknown request c8` and the probe's id, after every fragment of

@@ -1,4 +1,4 @@
-import { urlHost } from '../../config/url-host.js';
+import { urlHost } from '../../url-host.js';
 
 /*
  * Where TShock's REST API listens, and the request paths porter sends it. TShock reads the token

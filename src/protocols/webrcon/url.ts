@@ -1,4 +1,4 @@
-import { urlHost } from '../../config/url-host.js';
+import { urlHost } from '../../url-host.js';
 
 /**
  * Rust's WebRCON takes the password as the URL path: `ws://host:port/<password>`. Its server

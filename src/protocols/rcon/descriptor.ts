@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import type { GameName } from '../../games/registry.js';
+import { defineTransport, GAME_PASSWORD, port, positiveMs, secretSources, withPassword } from '../descriptor.js';
+
+/**
+ * Minecraft reads a request with one 1,460-byte read and closes the connection when the read is
+ * not exactly one packet: 1,460 minus 14 bytes of framing leaves 1,446 bytes of command.
+ */
+const MINECRAFT_MAX_COMMAND_BYTES = 1446;
+
+export type RconFlavour = 'minecraft' | 'source' | 'id0';
+
+const schema = z.strictObject({
+  type: z.literal('rcon'),
+  host: z.string().min(1).default('127.0.0.1'),
+  port: port.default(25575),
+  ...secretSources,
+  timeoutMs: positiveMs(5000).describe("Deadline for one command's answer."),
+  connectTimeoutMs: positiveMs(5000).describe('Deadline for TCP connect plus authentication.'),
+  flavour: z
+    .enum(['minecraft', 'source', 'id0'])
+    .optional()
+    .describe('Server dialect; defaults from the players preset (minecraft → minecraft, others → source).'),
+  maxRequestBytes: z
+    .number()
+    .int()
+    .min(32)
+    .max(4096)
+    .default(MINECRAFT_MAX_COMMAND_BYTES)
+    .describe('Longest command, in UTF-8 bytes, sent over RCON; a longer command is failed unsent (default: what Minecraft accepts).'),
+});
+
+/** Minecraft answers auth with one packet, Palworld answers every request with id 0, the rest speak Source. */
+function defaultFlavour(preset: GameName): RconFlavour {
+  if (preset === 'minecraft') return 'minecraft';
+  if (preset === 'palworld') return 'id0';
+  return 'source';
+}
+
+/** Source RCON over TCP (Minecraft Java, Source games, ARK, Palworld, …). */
+export const rconTransport = defineTransport({
+  type: 'rcon',
+  schema,
+  defaultPreset: 'minecraft',
+  secret: GAME_PASSWORD,
+  console: { name: 'RCON', secretLabel: 'rcon password of the game server' },
+  openFiles: 1,
+  resolve: (parsed: z.output<typeof schema>, { preset, password }) => {
+    const { flavour, ...rest } = withPassword(parsed, password);
+    return { ...rest, flavour: flavour ?? defaultFlavour(preset) };
+  },
+});
