@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { Pool, type Dispatcher } from 'undici';
-import { startDeadline, systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { CallContext } from './errors.js';
 import { createRoutePaths, parseBaseUrl, type RoutePaths } from './routes.js';
@@ -14,6 +14,7 @@ import { apiConnectionCap } from '../net/open-files.js';
 import { scrubberFor } from '../scrub.js';
 import { readSecretAgain } from '../config/secrets.js';
 import { tokenRenewal } from './token.js';
+import { withDeadline } from '../abort.js';
 
 export interface ApiRequest {
   readonly method: 'GET' | 'POST';
@@ -161,13 +162,8 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
     request.signal?.throwIfAborted();
     const scanner = request.scanOversized ? new PullBodyScanner() : undefined;
     const exchange = new HttpExchange({ maxBytes: maxBodyBytes, overflow: scanner, overflowMaxBytes: OVERSIZED_SCAN_MAX_BYTES });
-    let timedOut = false;
-    const cancelDeadline = startDeadline(clock, timeoutMs, () => {
-      timedOut = true;
-      exchange.abort(new Error(`no answer within ${timeoutMs} ms`));
-    });
-    const onCallerAbort = () => exchange.abort(request.signal?.reason as Error);
-    request.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const within = withDeadline(clock, timeoutMs, request.signal, () => new Error(`no answer within ${timeoutMs} ms`));
+    within.signal.addEventListener('abort', () => exchange.abort(within.signal.reason as Error), { once: true });
     const started = performance.now();
     const sentWith = token.current();
     const headers: Record<string, string> = {
@@ -201,8 +197,8 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
         },
       };
     } catch (error) {
-      if (request.signal?.aborted && !timedOut) throw request.signal.reason;
-      if (timedOut) {
+      if (request.signal?.aborted && !within.timedOut) throw request.signal.reason;
+      if (within.timedOut) {
         throw toTransportError(error, request.context, redact, {
           failure: 'timeout',
           maybeProcessed: true,
@@ -218,8 +214,7 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
       }
       throw toTransportError(error, request.context, redact);
     } finally {
-      cancelDeadline();
-      request.signal?.removeEventListener('abort', onCallerAbort);
+      within.release();
     }
   }
 
