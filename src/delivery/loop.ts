@@ -2,7 +2,14 @@ import type { Logger } from 'pino';
 import { PlanRequiredError, RateLimitedError, ReportRefusedError } from '../api/errors.js';
 import type { PullResult, ServerApi } from '../api/types.js';
 import { type Clock } from '../clock.js';
-import { CommandFailedError, CommandRefusedError, isConfigurationError, NotSentError, OutcomeUnknownError, type PorterError } from '../errors.js';
+import {
+  CommandFailedError,
+  CommandRefusedError,
+  isConfigurationError,
+  NotSentError,
+  OutcomeUnknownError,
+  type PorterError,
+} from '../errors.js';
 import { assertSingleLine, type Executor } from '../protocols/executor.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
 import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal.js';
