@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { PlanRequiredError, RateLimitedError, ReportRefusedError } from '../api/errors.js';
 import type { PullResult, ServerApi } from '../api/types.js';
-import { type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import {
   CommandFailedError,
   CommandRefusedError,
