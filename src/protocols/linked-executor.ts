@@ -45,10 +45,16 @@ export interface NotSentWords {
  * waiting for one, one request at a time on the open connection, and closing. The WebRCON,
  * telnet, BattlEye and TShock executors extend it and add how a command travels.
  */
-export abstract class LinkedExecutor<Conn> {
+export abstract class LinkedExecutor<Conn, Config> {
   protected abstract readonly link: ReconnectingLink<Conn>;
+  /** The server's executor configuration (host, port, password, deadlines). */
+  protected readonly config: Config;
   /** One request at a time, for the executors whose connection carries one. */
   protected readonly lane = new SerialLane();
+
+  constructor(config: Config) {
+    this.config = config;
+  }
 
   isReady(): boolean {
     return this.link.isReady();

@@ -18,13 +18,13 @@ interface FakeConnection {
 const WORDS = { notConnected: 'not connected; the command was not sent', cancelledWaiting: 'cancelled while waiting; it was not sent' };
 
 /** The smallest executor on a link: a connection is a flag, a request returns the connection's number. */
-class FakeExecutor extends LinkedExecutor<FakeConnection> {
+class FakeExecutor extends LinkedExecutor<FakeConnection, undefined> {
   protected readonly link: ReconnectingLink<FakeConnection>;
   opened = 0;
   released = 0;
 
   constructor() {
-    super();
+    super(undefined);
     const logger = pino({ level: 'silent' });
     this.link = executorLink<FakeConnection>(
       {

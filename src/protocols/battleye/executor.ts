@@ -33,16 +33,14 @@ const DEFAULT_KEEPALIVE_MS = 30_000;
  * NotSentError while not logged in or when the datagram could not leave, OutcomeUnknownError
  * once it left without an answer, CredentialsError when the password is rejected.
  */
-export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection> implements Executor {
+export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection, BattlEyeExecutorConfig> implements Executor {
   readonly connectedText: string;
-  readonly #config: BattlEyeExecutorConfig;
   readonly #logger: Logger;
   readonly #traffic = emptyTraffic();
   protected readonly link: ReconnectingLink<BattlEyeConnection>;
 
   constructor(config: BattlEyeExecutorConfig, deps: BattlEyeExecutorDeps) {
-    super();
-    this.#config = config;
+    super(config);
     const address = `${config.host}:${config.port}`;
     this.connectedText = `BattlEye RCon login to ${address} (UDP) accepted`;
     this.#logger = deps.logger.child({ executor: 'battleye', battleye: address });
@@ -104,12 +102,12 @@ export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection> impleme
       );
     }
     const words = {
-      notConnected: `BattlEye RCon at ${this.#config.host}:${this.#config.port} is not logged in (porter is logging in again); the command was not sent`,
+      notConnected: `BattlEye RCon at ${this.config.host}:${this.config.port} is not logged in (porter is logging in again); the command was not sent`,
       cancelledWaiting: 'the command was cancelled while waiting for the BattlEye RCon connection; it was not sent',
     };
     return this.inTurn(words, signal, async (connection) => {
-      if (probeFirst) await connection.probe(this.#config.timeoutMs, signal);
-      return await connection.request(command, this.#config.timeoutMs, signal);
+      if (probeFirst) await connection.probe(this.config.timeoutMs, signal);
+      return await connection.request(command, this.config.timeoutMs, signal);
     });
   }
 }

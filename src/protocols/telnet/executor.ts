@@ -23,15 +23,13 @@ export type TelnetExecutorDeps = LinkedExecutorDeps;
  * backoff; a rejected password stops that for good, because retrying cannot fix it and the
  * console blocks an address after TelnetFailedLoginLimit failures.
  */
-export class TelnetExecutor extends LinkedExecutor<TelnetConnection> implements Executor {
+export class TelnetExecutor extends LinkedExecutor<TelnetConnection, TelnetExecutorConfig> implements Executor {
   readonly connectedText: string;
-  readonly #config: TelnetExecutorConfig;
   readonly #logger: Logger;
   protected readonly link: ReconnectingLink<TelnetConnection>;
 
   constructor(config: TelnetExecutorConfig, deps: TelnetExecutorDeps) {
-    super();
-    this.#config = config;
+    super(config);
     const address = `${config.host}:${config.port}`;
     this.connectedText = `telnet login to ${address} accepted`;
     this.#logger = deps.logger.child({ executor: 'telnet', telnet: address });
@@ -87,10 +85,10 @@ export class TelnetExecutor extends LinkedExecutor<TelnetConnection> implements 
       throw new CommandRefusedError('"exit" ends porter\'s own telnet session instead of running a command, so it was not sent');
     }
     const words = {
-      notConnected: `the telnet console at ${this.#config.host}:${this.#config.port} is not connected (porter is reconnecting); the command was not sent`,
+      notConnected: `the telnet console at ${this.config.host}:${this.config.port} is not connected (porter is reconnecting); the command was not sent`,
       cancelledWaiting: 'the command was cancelled while waiting for the telnet connection; it was not sent',
     };
     // A started request is cancelled by the connection, which destroys itself before the lane moves on.
-    return this.inTurn(words, signal, (connection) => connection.request(command, this.#config.timeoutMs, signal));
+    return this.inTurn(words, signal, (connection) => connection.request(command, this.config.timeoutMs, signal));
   }
 }

@@ -66,12 +66,11 @@ class TokenSession {
  * TShock wrote (never resent), CommandFailedError when TShock refused the request before running
  * it, CredentialsError when it refused the token.
  */
-export class TShockExecutor extends LinkedExecutor<TokenSession> implements Executor {
+export class TShockExecutor extends LinkedExecutor<TokenSession, TShockExecutorConfig> implements Executor {
   get connectedText(): string {
     return `TShock REST token accepted by ${this.#origin}`;
   }
 
-  readonly #config: TShockExecutorConfig;
   readonly #origin: string;
   readonly #logger: Logger;
   readonly #http: TShockHttp;
@@ -81,8 +80,7 @@ export class TShockExecutor extends LinkedExecutor<TokenSession> implements Exec
   readonly #scrub = (text: string): string => scrubSecrets(text, this.#secrets);
 
   constructor(config: TShockExecutorConfig, deps: TShockExecutorDeps) {
-    super();
-    this.#config = config;
+    super(config);
     this.#origin = tshockOrigin(config.host, config.port);
     this.#logger = deps.logger.child({ executor: 'tshock', tshock: this.#origin });
     const clock = deps.clock ?? systemClock;
@@ -124,7 +122,7 @@ export class TShockExecutor extends LinkedExecutor<TokenSession> implements Exec
   async query(command: string, signal?: AbortSignal): Promise<string> {
     assertSingleLine(command);
     if (command !== TSHOCK_PLAYER_LIST_ROUTE) return this.#runCommand(command, signal);
-    const reply = await this.#request(routePath(TSHOCK_PLAYER_LIST_ROUTE, this.#config.password), signal);
+    const reply = await this.#request(routePath(TSHOCK_PLAYER_LIST_ROUTE, this.config.password), signal);
     if (reply.kind === 'ok') return JSON.stringify(reply.object, null, 2);
     throw this.#notDone(reply, 'the player list');
   }
@@ -135,7 +133,7 @@ export class TShockExecutor extends LinkedExecutor<TokenSession> implements Exec
   }
 
   async #runCommand(command: string, signal: AbortSignal | undefined): Promise<string> {
-    const reply = await this.#request(rawCommandPath(tshockCommandText(command), this.#config.password), signal);
+    const reply = await this.#request(rawCommandPath(tshockCommandText(command), this.config.password), signal);
     if (reply.kind !== 'ok') throw this.#notDone(reply, 'the command');
     const lines = commandOutput(reply.object);
     if (lines === undefined) {
@@ -162,7 +160,7 @@ export class TShockExecutor extends LinkedExecutor<TokenSession> implements Exec
   async #send(session: TokenSession, path: string, signal: AbortSignal | undefined): Promise<TokenAccepted> {
     let answer;
     try {
-      answer = await this.#http.get(path, this.#config.timeoutMs, signal);
+      answer = await this.#http.get(path, this.config.timeoutMs, signal);
     } catch (error) {
       if (error instanceof RequestNotSent) {
         session.end(`a request could not be sent: ${error.why}`);
@@ -190,12 +188,12 @@ export class TShockExecutor extends LinkedExecutor<TokenSession> implements Exec
   async #checkToken(signal: AbortSignal): Promise<TokenSession> {
     let answer;
     try {
-      answer = await this.#http.get(routePath(TOKEN_TEST_ROUTE, this.#config.password), this.#config.timeoutMs, signal);
+      answer = await this.#http.get(routePath(TOKEN_TEST_ROUTE, this.config.password), this.config.timeoutMs, signal);
     } catch (error) {
       if (!(error instanceof RequestNotSent || error instanceof RequestUnanswered)) throw error;
       throw new TShockConnectError(
         `TShock REST at ${this.#origin} could not be reached (${error.why}): is TShock running with "RestApiEnabled": true ` +
-          `and "RestApiPort": ${this.#config.port} in tshock/config.json, and is that port reachable from here?`,
+          `and "RestApiPort": ${this.config.port} in tshock/config.json, and is that port reachable from here?`,
       );
     }
     const reply = readReply(answer.status, answer.body);

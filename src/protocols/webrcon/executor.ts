@@ -40,12 +40,11 @@ const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 2000, maxMs: 30_000 };
  * Reconnects in the background with backoff; a rejected password stops that for good, because
  * retrying cannot fix it and Rust bans an address after a few failures.
  */
-export class WebRconExecutor extends LinkedExecutor<WebRconConnection> implements Executor {
+export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconExecutorConfig> implements Executor {
   get connectedText(): string {
     return `WebRCON login to ${this.#address.display} accepted`;
   }
 
-  readonly #config: WebRconExecutorConfig;
   readonly #address: WebRconAddress;
   readonly #logger: Logger;
   readonly #probe: string | null;
@@ -54,8 +53,7 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection> implement
   protected readonly link: ReconnectingLink<WebRconConnection>;
 
   constructor(config: WebRconExecutorConfig, deps: WebRconExecutorDeps) {
-    super();
-    this.#config = config;
+    super(config);
     try {
       this.#address = webrconAddress(config.host, config.port, config.password);
     } catch {
@@ -136,7 +134,7 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection> implement
     );
     return this.#requests.send(connection, command, {
       probe,
-      timeoutMs: this.#config.timeoutMs,
+      timeoutMs: this.config.timeoutMs,
       ...(signal === undefined ? {} : { signal }),
     });
   }
