@@ -161,6 +161,9 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
     request.signal?.throwIfAborted();
     const scanner = request.scanOversized ? new PullBodyScanner() : undefined;
     const exchange = new HttpExchange({ maxBytes: maxBodyBytes, overflow: scanner, overflowMaxBytes: OVERSIZED_SCAN_MAX_BYTES });
+    // Wired by hand, not withDeadline(): that is two AbortControllers and two listeners per call,
+    // and an idle fleet makes 1,500 calls a second (docs/benchmarks.md, fleet). Here a deadline
+    // is one timer, and the caller's signal one listener.
     let timedOut = false;
     const cancelDeadline = startDeadline(clock, timeoutMs, () => {
       timedOut = true;

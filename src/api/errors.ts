@@ -36,35 +36,39 @@ export function describeCall(context: CallContext): string {
   return parts.join(' ');
 }
 
-/** The fields every API error carries; merged into each class below by declaration merging. */
+/** The fields every API error carries. */
 interface ProblemError extends ProblemFields {
   readonly context: CallContext;
 }
 
 /**
- * The exit code comes from the base class (401/403 CredentialsError, 404 ConfigError: exit 78), so
- * the problem fields cannot live in one shared base: each class merges `ProblemError` and calls this.
+ * `Base` with the problem fields, taken by the constructor. The exit code comes from the base
+ * class (401/403 CredentialsError, 404 ConfigError: exit 78), so the problem fields cannot live in
+ * one shared base class: each API error class extends this made from its own base.
  */
-function assignProblem(target: ProblemError, problem: ProblemFields, context: CallContext): void {
-  Object.assign(target, {
-    status: problem.status,
-    apiCode: problem.apiCode,
-    detail: problem.detail,
-    requiredScope: problem.requiredScope,
-    retryAfterMs: problem.retryAfterMs,
-    traceId: problem.traceId,
-    context,
-  });
+function withProblem<T extends PorterError>(
+  Base: new (message: string) => T,
+): new (message: string, problem: ProblemFields, context: CallContext) => T & ProblemError {
+  class WithProblem extends (Base as new (message: string) => PorterError) {
+    constructor(message: string, problem: ProblemFields, context: CallContext) {
+      super(message);
+      Object.assign(this, {
+        status: problem.status,
+        apiCode: problem.apiCode,
+        detail: problem.detail,
+        requiredScope: problem.requiredScope,
+        retryAfterMs: problem.retryAfterMs,
+        traceId: problem.traceId,
+        context,
+      });
+    }
+  }
+  return WithProblem as unknown as new (message: string, problem: ProblemFields, context: CallContext) => T & ProblemError;
 }
 
 /** A non-2xx answer porter has no more specific class for (400, 405, an unexpected 404, 3xx…). */
-export interface ApiProblemError extends ProblemError {}
-export class ApiProblemError extends PorterError {
+export class ApiProblemError extends withProblem(PorterError) {
   override readonly code: string = 'E_API_PROBLEM';
-  constructor(message: string, problem: ProblemFields, context: CallContext) {
-    super(message);
-    assignProblem(this, problem, context);
-  }
 }
 
 /** 5xx: the platform is having trouble; back off with jitter and keep going. */
@@ -91,33 +95,18 @@ export class RateLimitedError extends ApiProblemError {
 }
 
 /** 401: the token is missing, wrong, deleted or regenerated. Exit 78. */
-export interface InvalidTokenError extends ProblemError {}
-export class InvalidTokenError extends CredentialsError {
+export class InvalidTokenError extends withProblem(CredentialsError) {
   override readonly code = 'E_API_INVALID_TOKEN';
-  constructor(message: string, problem: ProblemFields, context: CallContext) {
-    super(message);
-    assignProblem(this, problem, context);
-  }
 }
 
 /** 403 INTEGRATION_SCOPE_MISSING: the token lacks a scope; `requiredScope` lists them. Exit 78. */
-export interface ScopeMissingError extends ProblemError {}
-export class ScopeMissingError extends CredentialsError {
+export class ScopeMissingError extends withProblem(CredentialsError) {
   override readonly code = 'E_API_SCOPE_MISSING';
-  constructor(message: string, problem: ProblemFields, context: CallContext) {
-    super(message);
-    assignProblem(this, problem, context);
-  }
 }
 
 /** 404 on pull: the store does not know `servers[].id` (or the pull route is wrong). Exit 78. */
-export interface UnknownServerError extends ProblemError {}
-export class UnknownServerError extends ConfigError {
+export class UnknownServerError extends withProblem(ConfigError) {
   override readonly code = 'E_API_UNKNOWN_SERVER';
-  constructor(message: string, problem: ProblemFields, context: CallContext) {
-    super(message);
-    assignProblem(this, problem, context);
-  }
 }
 
 export type TransportFailure = 'timeout' | 'reset' | 'connect' | 'open-files' | 'tls' | 'protocol' | 'closed' | 'body-too-large' | 'other';

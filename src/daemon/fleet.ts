@@ -1,30 +1,17 @@
-import type { Logger } from 'pino';
 import { Budget } from '../api/budget.js';
 import type { ApiClient } from '../api/client.js';
 import type { InvalidTokenError, ScopeMissingError } from '../api/errors.js';
-import type { Clock } from '../clock.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
 import { webhookSecretOf } from '../config/webhook-secret.js';
 import { serverLabel } from '../config/server-label.js';
-import type { DeliveryObserver } from '../delivery/loop.js';
-import type { Journal } from '../delivery/journal/journal.js';
-import type { DeliveryHistory } from '../delivery/history/history.js';
 import { buildServer, type ServerParts, type SharedParts } from './build-server.js';
 import type { ReloadPlan } from './reload-plan.js';
 import { ServerRunner } from './server-runner.js';
 import { isTokenRefused, storeApi, StoreClients, storeLabel, tokenKeys, type StoreKey } from './stores.js';
 import type { StoreStatus } from '../health/source.js';
 
-export interface FleetDeps {
-  readonly journal: Journal;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly scrub: (text: string) => string;
-  readonly observer?: DeliveryObserver;
-  /** The delivery history every loop records its settled commands in; it outlives the loops. */
-  readonly history?: DeliveryHistory;
-  /** Holds every loop's pulls while claims are not allowed (Agones). */
-  readonly gate?: SharedParts['gate'];
+/** What every server's loop shares (the journal, the history, the clock…), and what the fleet reports to. */
+export interface FleetDeps extends Pick<SharedParts, 'journal' | 'clock' | 'logger' | 'scrub' | 'observer' | 'history' | 'gate'> {
   /** A server's loop ended on a fatal error; `fromReload` when a reload started it. */
   readonly onFatal: (error: unknown, server: ResolvedServer, fromReload: boolean) => void;
   /**

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { PlanRequiredError, RateLimitedError, ReportRefusedError } from '../api/errors.js';
 import type { PullResult, ServerApi } from '../api/types.js';
-import { startDeadline, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import {
   CommandFailedError,
   CommandRefusedError,
@@ -15,6 +15,7 @@ import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
 import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal/journal.js';
 import type { FailureKind, SettledDelivery } from './history/history-record.js';
 import { WakeSignal } from '../wake-signal.js';
+import { withDeadline } from '../abort.js';
 
 /**
  * One server's delivery loop (docs/design.md#delivery-semantics): wait until the game server is reachable, read who is
@@ -346,19 +347,13 @@ export class DeliveryLoop {
 
   /** Waits for the executor up to `ms` on the injected clock, or until `hard` aborts. */
   async #waitReadyWithin(ms: number, hard: AbortSignal): Promise<void> {
-    const bounded = new AbortController();
-    const onHard = () => bounded.abort(hard.reason);
-    hard.addEventListener('abort', onHard, { once: true });
-    const cancel = startDeadline(this.#o.clock, Math.max(1, ms), () =>
-      bounded.abort(new DOMException('waited long enough', 'TimeoutError')),
-    );
+    const bounded = withDeadline(this.#o.clock, Math.max(1, ms), hard, () => new DOMException('waited long enough', 'TimeoutError'));
     try {
       await this.#o.executor.waitReady(bounded.signal);
     } catch (error) {
       if (isConfigurationError(error)) throw error;
     } finally {
-      cancel();
-      hard.removeEventListener('abort', onHard);
+      bounded.release();
     }
   }
 

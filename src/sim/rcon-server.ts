@@ -1,4 +1,4 @@
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { bodyText, encodePacket, PacketDecoder, PacketType, SPEC_MAX_BODY_BYTES, type RconPacket } from '../protocols/rcon/codec.js';
 import type { RconFlavour } from '../protocols/rcon/exchange.js';
@@ -7,6 +7,7 @@ import { runMinecraftCommand, type MinecraftWorld } from './rcon-minecraft-comma
 import { runPalworldCommand, runSourceCommand } from './rcon-other-commands.js';
 import { SimPlayers } from './rcon-players.js';
 import { runZomboidCommand } from './rcon-zomboid-commands.js';
+import { SimListener, type SimPlace } from './sim-listener.js';
 
 /**
  * A fake RCON game server on 127.0.0.1 for `porter demo` and the tests. Minecraft flavour copies
@@ -19,7 +20,7 @@ import { runZomboidCommand } from './rcon-zomboid-commands.js';
  * id0 flavour copies Palworld: every answer carries id 0.
  */
 
-export interface RconServerOptions {
+export interface RconServerOptions extends SimPlace {
   readonly password: string;
   readonly flavour?: RconFlavour;
   /**
@@ -30,13 +31,7 @@ export interface RconServerOptions {
   readonly game?: 'zomboid';
   /** Players online at start. */
   readonly players?: readonly string[];
-  /** 0 (default) picks a free port. */
-  readonly port?: number;
-  readonly host?: string;
   readonly maxPlayers?: number;
-  readonly logger?: Logger;
-  /** Timestamp source for `executed`; Date.now by default. */
-  readonly now?: () => number;
 }
 
 export interface ExecutedCommand {
@@ -119,44 +114,29 @@ export async function startRconServer(options: RconServerOptions): Promise<FakeR
   return server;
 }
 
-class FakeRconServerImpl implements FakeRconServer {
-  readonly host: string;
+class FakeRconServerImpl extends SimListener<RconServerOptions> implements FakeRconServer {
   readonly flavour: RconFlavour;
   readonly game: 'zomboid' | undefined;
   readonly executed: ExecutedCommand[] = [];
   readonly world: MinecraftWorld;
-  readonly #options: RconServerOptions;
-  readonly #now: () => number;
-  readonly #sockets = new Set<Socket>();
   readonly #faults: RconFault[] = [];
-  #server: Server | undefined;
-  #port: number;
   #password: string;
   #handler: RconCommandHandler | undefined;
-  #closed = false;
   totalConnections = 0;
-  authFailures = 0;
   framingViolations = 0;
   maxInFlight = 0;
   floodedBytes = 0;
 
   constructor(options: RconServerOptions) {
-    this.#options = options;
-    this.host = options.host ?? '127.0.0.1';
+    super(options, 'fake RCON server');
     this.flavour = options.flavour ?? 'minecraft';
     this.game = options.game;
-    this.#port = options.port ?? 0;
     this.#password = options.password;
-    this.#now = options.now ?? Date.now;
     this.world = { players: new SimPlayers(options.players ?? []), maxPlayers: options.maxPlayers ?? 20, balances: new Map() };
   }
 
-  get port(): number {
-    return this.#port;
-  }
-
   get connections(): number {
-    return this.#sockets.size;
+    return this.openSockets;
   }
 
   get password(): string {
@@ -164,7 +144,7 @@ class FakeRconServerImpl implements FakeRconServer {
   }
 
   get logger(): Logger | undefined {
-    return this.#options.logger;
+    return this.options.logger;
   }
 
   online(): string[] {
@@ -195,43 +175,13 @@ class FakeRconServerImpl implements FakeRconServer {
     this.#password = password;
   }
 
-  async up(): Promise<void> {
-    if (this.#closed) throw new Error('the fake RCON server was closed; start a new one');
-    if (this.#server) return;
-    const server = createServer((socket) => this.#accept(socket));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.#port, this.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    server.on('error', (error) => this.logger?.warn({ err: error }, 'fake RCON server error'));
-    this.#server = server;
-    this.#port = (server.address() as AddressInfo).port;
-    this.logger?.debug({ port: this.#port, flavour: this.flavour }, 'fake RCON server listening');
+  override async up(): Promise<void> {
+    await super.up();
+    this.logger?.debug({ port: this.port, flavour: this.flavour }, 'fake RCON server listening');
   }
 
-  async down(): Promise<void> {
-    const server = this.#server;
-    this.#server = undefined;
-    for (const socket of this.#sockets) socket.destroy();
-    this.#sockets.clear();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  async restart(): Promise<void> {
-    await this.down();
-    await this.up();
-  }
-
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.down();
-  }
-
-  stop(): Promise<void> {
-    return this.close();
+  protected newServer(): Server {
+    return createServer((socket) => this.#accept(socket));
   }
 
   /** Fault for this command, if it is one that faults apply to. */
@@ -241,7 +191,7 @@ class FakeRconServerImpl implements FakeRconServer {
 
   /** Runs a command: records it, then computes the answer. */
   run(command: string, connection: number): { readonly answer: SimAnswer; readonly ran: ExecutedCommand } {
-    const ran: ExecutedCommand = { command, at: this.#now(), query: isQueryCommand(command), connection };
+    const ran: ExecutedCommand = { command, at: this.now(), query: isQueryCommand(command), connection };
     this.executed.push(ran);
     this.logger?.debug({ command, connection }, 'fake RCON server ran a command');
     return { answer: this.#answer(command), ran };
@@ -249,7 +199,7 @@ class FakeRconServerImpl implements FakeRconServer {
 
   /** Called once an answer to `ran` was handed to the socket. */
   answered(ran: ExecutedCommand): void {
-    ran.answeredAt = this.#now();
+    ran.answeredAt = this.now();
   }
 
   #answer(command: string): SimAnswer {
@@ -269,9 +219,8 @@ class FakeRconServerImpl implements FakeRconServer {
 
   #accept(socket: Socket): void {
     this.totalConnections += 1;
-    this.#sockets.add(socket);
+    this.keep(socket);
     socket.setNoDelay(true);
-    socket.on('close', () => this.#sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     new SimConnection(this, socket, this.totalConnections);
   }

@@ -1,6 +1,5 @@
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
-import type { Logger } from 'pino';
 import {
   isKnownCommand,
   isQueryRoot,
@@ -10,6 +9,7 @@ import {
   type ConsoleResult,
   type SevenDaysJoin,
 } from './sevendays-console.js';
+import { SimListener, type SimPlace } from './sim-listener.js';
 
 /**
  * A fake 7 Days to Die telnet console on 127.0.0.1 for `porter demo` and the tests. It copies the
@@ -28,21 +28,15 @@ import {
  * not logged in gets a NUL byte for each log line instead.
  */
 
-export interface TelnetServerOptions {
+export interface TelnetServerOptions extends SimPlace {
   /** TelnetPassword; empty: no login is asked, as on a console without a password. */
   readonly password: string;
   /** Players online at start: names, or names with their platform and cross-platform ids. */
   readonly players?: readonly (string | SevenDaysJoin)[];
-  /** 0 (default) picks a free port. */
-  readonly port?: number;
-  readonly host?: string;
   /** serverconfig.xml HideCommandExecutionLog: 1 and up hide the `Executing command` line from telnet. */
   readonly hideCommandExecutionLog?: number;
   /** TelnetFailedLoginLimit (10 in the default serverconfig.xml). */
   readonly failedLoginLimit?: number;
-  readonly logger?: Logger;
-  /** Clock for log lines and `executed`; Date.now by default. */
-  readonly now?: () => number;
 }
 
 export interface ExecutedTelnetCommand {
@@ -123,42 +117,28 @@ export async function startTelnetServer(options: TelnetServerOptions): Promise<F
   return server;
 }
 
-class FakeTelnetServerImpl implements FakeTelnetServer {
-  readonly host: string;
+class FakeTelnetServerImpl extends SimListener<TelnetServerOptions> implements FakeTelnetServer {
   readonly world = new SevenDaysWorld();
   readonly executed: ExecutedTelnetCommand[] = [];
-  readonly #options: TelnetServerOptions;
-  readonly #now: () => number;
   readonly #startedAt: number;
   readonly #sessions = new Set<SimSession>();
   readonly #faults: TelnetFault[] = [];
   readonly #failedLogins = new Map<string, number>();
   readonly #queue: Array<{ session: SimSession; command: string }> = [];
   #frameScheduled = false;
-  #server: Server | undefined;
-  #port: number;
   #password: string;
   #hideLog: number;
   #noise = 0;
   #handler: TelnetCommandHandler | undefined;
-  #closed = false;
   totalConnections = 0;
-  authFailures = 0;
   floodedBytes = 0;
 
   constructor(options: TelnetServerOptions) {
-    this.#options = options;
-    this.host = options.host ?? '127.0.0.1';
-    this.#port = options.port ?? 0;
+    super(options, 'fake telnet server');
     this.#password = options.password;
     this.#hideLog = options.hideCommandExecutionLog ?? 0;
-    this.#now = options.now ?? Date.now;
-    this.#startedAt = this.#now();
+    this.#startedAt = this.now();
     for (const player of options.players ?? []) this.world.join(typeof player === 'string' ? { name: player } : player);
-  }
-
-  get port(): number {
-    return this.#port;
   }
 
   get connections(): number {
@@ -170,7 +150,7 @@ class FakeTelnetServerImpl implements FakeTelnetServer {
   }
 
   get failedLoginLimit(): number {
-    return this.#options.failedLoginLimit ?? 10;
+    return this.options.failedLoginLimit ?? 10;
   }
 
   online(): string[] {
@@ -208,46 +188,21 @@ class FakeTelnetServerImpl implements FakeTelnetServer {
   }
 
   log(text: string, level: 'INF' | 'WRN' | 'ERR' | 'EXC' = 'INF'): void {
-    const now = this.#now();
+    const now = this.now();
     const stamp = new Date(now).toISOString().slice(0, 19);
     const uptime = ((now - this.#startedAt) / 1000).toFixed(3);
     const line = `${stamp} ${uptime} ${level} ${text}`;
-    this.#options.logger?.trace({ line }, 'fake 7DTD server log');
+    this.options.logger?.trace({ line }, 'fake 7DTD server log');
     for (const session of this.#sessions) session.sendLog(line);
   }
 
-  async up(): Promise<void> {
-    if (this.#closed) throw new Error('the fake telnet server was closed; start a new one');
-    if (this.#server) return;
-    const server = createServer((socket) => this.#accept(socket));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.#port, this.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    server.on('error', (error) => this.#options.logger?.warn({ err: error }, 'fake telnet server error'));
-    this.#server = server;
-    this.#port = (server.address() as AddressInfo).port;
+  protected newServer(): Server {
+    return createServer((socket) => this.#accept(socket));
   }
 
-  async down(): Promise<void> {
-    const server = this.#server;
-    this.#server = undefined;
+  protected override dropConnections(): void {
     for (const session of this.#sessions) session.destroy();
     this.#sessions.clear();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  async restart(): Promise<void> {
-    await this.down();
-    await this.up();
-  }
-
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.down();
   }
 
   /** A line a logged-in session submitted: queued for the next frame, as SdtdConsole.ExecuteAsync does. */
@@ -340,8 +295,8 @@ class FakeTelnetServerImpl implements FakeTelnetServer {
   }
 
   #record(session: SimSession, command: string, query: boolean): void {
-    this.executed.push({ command, at: this.#now(), query, connection: session.number });
-    this.#options.logger?.debug({ command, connection: session.number }, 'fake 7DTD console ran a command');
+    this.executed.push({ command, at: this.now(), query, connection: session.number });
+    this.options.logger?.debug({ command, connection: session.number }, 'fake 7DTD console ran a command');
   }
 }
 

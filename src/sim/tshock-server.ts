@@ -1,8 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import type { Logger } from 'pino';
 import { isReadOnlyTShockCommand, runTShockCommand, type Terrarian } from './tshock-commands.js';
 import { unescapeDataString } from './tshock-query.js';
+import { SimListener, type SimPlace } from './sim-listener.js';
 
 /**
  * A fake TShock REST API (Terraria) on 127.0.0.1 for `porter demo` and the tests, copying
@@ -24,18 +23,12 @@ import { unescapeDataString } from './tshock-query.js';
  * neither are they here.
  */
 
-export interface TShockServerOptions {
+export interface TShockServerOptions extends SimPlace {
   /** The one application token (group superadmin) the server accepts. */
   readonly token: string;
   /** Who is on at start: names, or whole entries. */
   readonly players?: ReadonlyArray<string | SimTerrarianInput>;
   readonly maxPlayers?: number;
-  /** 0 (default) picks a free port. */
-  readonly port?: number;
-  readonly host?: string;
-  readonly logger?: Logger;
-  /** Timestamp source for `executed`; Date.now by default. */
-  readonly now?: () => number;
 }
 
 export interface SimTerrarianInput {
@@ -117,41 +110,26 @@ const SERVER_HEADER = 'TShockAPI/5.2.0.0';
 
 type RestObject = Record<string, unknown> & { status: string };
 
-class FakeTShockServerImpl implements FakeTShockServer {
-  readonly host: string;
+class FakeTShockServerImpl extends SimListener<TShockServerOptions> implements FakeTShockServer {
   readonly executed: TShockExecuted[] = [];
-  readonly #options: TShockServerOptions;
-  readonly #now: () => number;
-  readonly #sockets = new Set<Socket>();
   readonly #faults: TShockFault[] = [];
   #players: Terrarian[] = [];
-  #server: Server | undefined;
-  #port: number;
   #token: string;
   #rawCommandAllowed = true;
   #delayMs = 0;
-  #closed = false;
   #open = 0;
   requests = 0;
-  authFailures = 0;
   playerListReads = 0;
   maxConcurrent = 0;
 
   constructor(options: TShockServerOptions) {
-    this.#options = options;
-    this.host = options.host ?? '127.0.0.1';
-    this.#port = options.port ?? 0;
+    super(options, 'fake TShock server');
     this.#token = options.token;
-    this.#now = options.now ?? Date.now;
     this.setOnline(options.players ?? []);
   }
 
-  get port(): number {
-    return this.#port;
-  }
-
   get url(): string {
-    return `http://${this.host}:${this.#port}`;
+    return `http://${this.host}:${this.port}`;
   }
 
   online(): string[] {
@@ -195,41 +173,10 @@ class FakeTShockServerImpl implements FakeTShockServer {
     this.#rawCommandAllowed = allowed;
   }
 
-  async up(): Promise<void> {
-    if (this.#closed) throw new Error('the fake TShock server was closed; start a new one');
-    if (this.#server) return;
+  protected newServer(): Server {
     const server = createServer((request, response) => void this.#handle(request, response));
-    server.on('connection', (socket) => {
-      this.#sockets.add(socket);
-      socket.on('close', () => this.#sockets.delete(socket));
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.#port, this.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    server.on('error', (error) => this.#options.logger?.warn({ err: error }, 'fake TShock server error'));
-    this.#server = server;
-    this.#port = (server.address() as AddressInfo).port;
-  }
-
-  async down(): Promise<void> {
-    const server = this.#server;
-    this.#server = undefined;
-    for (const socket of this.#sockets) socket.destroy();
-    this.#sockets.clear();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.down();
-  }
-
-  stop(): Promise<void> {
-    return this.close();
+    server.on('connection', (socket) => this.keep(socket));
+    return server;
   }
 
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -288,9 +235,9 @@ class FakeTShockServerImpl implements FakeTShockServer {
     const fault = query ? undefined : this.#faults.shift();
     if (fault === 'close-without-running') return void response.socket?.destroy();
     if (fault === 'proxy-502') return this.#proxyPage(response);
-    this.executed.push({ command, at: this.#now(), query });
-    this.#options.logger?.debug({ command }, 'fake TShock server ran a command');
-    const lines = runTShockCommand(command, { players: this.#players, maxPlayers: this.#options.maxPlayers ?? 8 });
+    this.executed.push({ command, at: this.now(), query });
+    this.options.logger?.debug({ command }, 'fake TShock server ran a command');
+    const lines = runTShockCommand(command, { players: this.#players, maxPlayers: this.options.maxPlayers ?? 8 });
     switch (fault) {
       case 'hang':
         return;

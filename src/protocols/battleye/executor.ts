@@ -1,13 +1,11 @@
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from '../../clock.js';
+import { systemClock } from '../../clock.js';
 import type { ResolvedExecutor } from '../../config/schema.js';
-import { CommandRefusedError, NotSentError } from '../../errors.js';
-import { DEFAULT_RECONNECT_BACKOFF, type BackoffPolicy } from '../../net/backoff.js';
+import { CommandRefusedError } from '../../errors.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
-import { SerialLane } from '../../serial-lane.js';
 import { MAX_ANSWER_BYTES } from '../answer-limit.js';
 import { assertSingleLine, type ExecutionContext, type Executor } from '../executor.js';
-import { LinkedExecutor } from '../linked-executor.js';
+import { executorLink, LinkedExecutor, type LinkedExecutorDeps } from '../linked-executor.js';
 import { BattlEyeConnection } from './connection.js';
 import { BattlEyeConnectError } from './errors.js';
 import { MAX_COMMAND_BYTES } from './packet.js';
@@ -15,12 +13,7 @@ import { emptyTraffic, type BattlEyeTraffic } from './traffic.js';
 
 export type BattlEyeExecutorConfig = Extract<ResolvedExecutor, { type: 'battleye' }>;
 
-export interface BattlEyeExecutorDeps {
-  readonly logger: Logger;
-  readonly clock?: Clock;
-  readonly backoff?: BackoffPolicy;
-  /** For tests of the jitter; Math.random otherwise. */
-  readonly random?: () => number;
+export interface BattlEyeExecutorDeps extends LinkedExecutorDeps {
   /**
    * An empty command goes out after this long without a command. BattlEye drops a client that sent
    * no command for 45 s; clients commonly use 30 s, which leaves room for a lost datagram.
@@ -40,17 +33,14 @@ const DEFAULT_KEEPALIVE_MS = 30_000;
  * NotSentError while not logged in or when the datagram could not leave, OutcomeUnknownError
  * once it left without an answer, CredentialsError when the password is rejected.
  */
-export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection> implements Executor {
+export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection, BattlEyeExecutorConfig> implements Executor {
   readonly connectedText: string;
-  readonly #config: BattlEyeExecutorConfig;
   readonly #logger: Logger;
-  readonly #lane = new SerialLane();
   readonly #traffic = emptyTraffic();
   protected readonly link: ReconnectingLink<BattlEyeConnection>;
 
   constructor(config: BattlEyeExecutorConfig, deps: BattlEyeExecutorDeps) {
-    super();
-    this.#config = config;
+    super(config);
     const address = `${config.host}:${config.port}`;
     this.connectedText = `BattlEye RCon login to ${address} (UDP) accepted`;
     this.#logger = deps.logger.child({ executor: 'battleye', battleye: address });
@@ -67,15 +57,15 @@ export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection> impleme
       logger: this.#logger,
       traffic: this.#traffic,
     };
-    this.link = new ReconnectingLink<BattlEyeConnection>({
-      transport: {
+    this.link = executorLink<BattlEyeConnection>(
+      {
         open: (signal) => BattlEyeConnection.open(connectionOptions, signal),
         isOpen: (connection) => connection.isOpen,
         watch: (connection, ended) => connection.onEnd(ended),
         drop: (connection) => connection.close(),
         release: (connection) => connection.close(),
       },
-      wording: {
+      {
         subject: `the BattlEye RCon session to ${address}`,
         ConnectError: BattlEyeConnectError,
         connected: 'BattlEye RCon logged in',
@@ -84,11 +74,8 @@ export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection> impleme
         retrying: 'BattlEye RCon login failed; retrying with backoff',
         refused: 'BattlEye RCon password rejected; not reconnecting until the configuration is fixed',
       },
-      backoff: deps.backoff ?? DEFAULT_RECONNECT_BACKOFF,
-      logger: this.#logger,
-      clock,
-      random: deps.random ?? Math.random,
-    });
+      { deps, logger: this.#logger, clock },
+    );
   }
 
   /** Datagrams dropped or ignored, messages acknowledged, keepalives sent, since this executor started. */
@@ -106,11 +93,6 @@ export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection> impleme
     return this.#request(command, false, signal);
   }
 
-  async close(): Promise<void> {
-    if (this.link.closed) return;
-    await Promise.allSettled([this.link.close(), this.#lane.idle()]);
-  }
-
   async #request(command: string, probeFirst: boolean, signal?: AbortSignal): Promise<string> {
     assertSingleLine(command);
     const bytes = Buffer.byteLength(command, 'utf8');
@@ -119,27 +101,13 @@ export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection> impleme
         `the command is ${bytes} bytes, more than one BattlEye RCon datagram carries (${MAX_COMMAND_BYTES}); it was not sent`,
       );
     }
-    this.link.throwIfUnusable();
-    let started = false;
-    try {
-      return await this.#lane.run(async () => {
-        started = true;
-        this.link.throwIfUnusable();
-        const connection = this.link.connection;
-        if (!connection?.isOpen) {
-          this.link.ensureReconnecting();
-          throw new NotSentError(
-            `BattlEye RCon at ${this.#config.host}:${this.#config.port} is not logged in (porter is logging in again); the command was not sent`,
-          );
-        }
-        if (probeFirst) await connection.probe(this.#config.timeoutMs, signal);
-        return await connection.request(command, this.#config.timeoutMs, signal);
-      }, signal);
-    } catch (error) {
-      if (started) throw error;
-      throw new NotSentError('the command was cancelled while waiting for the BattlEye RCon connection; it was not sent', {
-        cause: signal?.reason,
-      });
-    }
+    const words = {
+      notConnected: `BattlEye RCon at ${this.config.host}:${this.config.port} is not logged in (porter is logging in again); the command was not sent`,
+      cancelledWaiting: 'the command was cancelled while waiting for the BattlEye RCon connection; it was not sent',
+    };
+    return this.inTurn(words, signal, async (connection) => {
+      if (probeFirst) await connection.probe(this.config.timeoutMs, signal);
+      return await connection.request(command, this.config.timeoutMs, signal);
+    });
   }
 }

@@ -1,23 +1,17 @@
-import { connect as netConnect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from '../../clock.js';
-import { stepWithin } from '../step.js';
-import { CredentialsError, NotSentError, OutcomeUnknownError } from '../../errors.js';
+import { CredentialsError, OutcomeUnknownError } from '../../errors.js';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES } from '../answer-limit.js';
-import { isOutOfFiles, outOfFilesAdvice } from '../../net/open-files.js';
+import { openErrorOf, TcpConnection, type TcpEndpoint } from '../tcp-connection.js';
 import { PacketDecoder, type RconPacket } from './codec.js';
 import { RconConnectError, RconProtocolError } from './errors.js';
 import { planAuth, planCommand, type RconFlavour } from './exchange.js';
 
-export interface RconConnectionOptions {
-  readonly host: string;
-  readonly port: number;
+export interface RconConnectionOptions extends TcpEndpoint {
   readonly password: string;
   readonly flavour: RconFlavour;
   /** Where the configured game keeps its RCON password ("rcon.password in server.properties"), for the rejected-password error. */
   readonly passwordHint?: string | undefined;
-  /** Deadline for the TCP connect. */
-  readonly connectTimeoutMs: number;
   /** Deadline for the auth answer once connected; defaults to connectTimeoutMs. */
   readonly authTimeoutMs?: number;
   /** Largest packet accepted from the server (see codec.ts). */
@@ -27,10 +21,7 @@ export interface RconConnectionOptions {
   /** Called when this connection switches to pairing answers by order (the server answers with id 0). */
   readonly onIdZeroAnswers?: () => void;
   readonly logger: Logger;
-  readonly clock?: Clock;
 }
-
-export type ConnectionState = 'idle' | 'connecting' | 'authenticating' | 'ready' | 'closed';
 
 /** What the socket's events are routed to while a request (auth or command) is outstanding. */
 interface Outstanding {
@@ -38,86 +29,36 @@ interface Outstanding {
   onEnd(reason: Error): void;
 }
 
-const KEEPALIVE_DELAY_MS = 15_000;
-
 /**
  * One TCP connection to an RCON server: connect, authenticate, then one request at a time.
  * Never reused after a timeout or any protocol doubt: it destroys itself and the session opens a
  * fresh one. Socket errors are always handled here; they end the connection, never the process.
  */
-export class RconConnection {
+export class RconConnection extends TcpConnection<Outstanding> {
   readonly #options: RconConnectionOptions;
-  readonly #clock: Clock;
   readonly #decoder: PacketDecoder;
-  #socket: Socket | undefined;
-  #state: ConnectionState = 'idle';
   /** How answers are paired with requests: the configured flavour until the server answers with id 0. */
   #matching: RconFlavour;
   #answered = 0;
-  #outstanding: Outstanding | undefined;
   #nextId = 1;
-  #endReason: Error | undefined;
-  readonly #endListeners = new Set<(reason: Error) => void>();
 
   constructor(options: RconConnectionOptions) {
+    super(options, { name: 'RCON connection', server: 'RCON' });
     this.#options = options;
-    this.#clock = options.clock ?? systemClock;
     this.#matching = options.flavour;
     this.#decoder = new PacketDecoder(options.maxPacketLength === undefined ? {} : { maxPacketLength: options.maxPacketLength });
-  }
-
-  get state(): ConnectionState {
-    return this.#state;
-  }
-
-  get address(): string {
-    return `${this.#options.host}:${this.#options.port}`;
-  }
-
-  /** Called once when the connection ends for any reason (also after destroy()). */
-  onEnd(listener: (reason: Error) => void): void {
-    if (this.#endReason) listener(this.#endReason);
-    else this.#endListeners.add(listener);
   }
 
   /**
    * Connects and authenticates. Rejects with CredentialsError when the password is refused,
    * RconConnectError for anything else (refused, timed out, closed, aborted).
    */
-  async open(signal?: AbortSignal): Promise<void> {
-    if (this.#state !== 'idle') throw new Error('RconConnection.open() may be called once');
-    const { host, port, connectTimeoutMs } = this.#options;
-    this.#state = 'connecting';
-    const socket = netConnect({ host, port });
-    this.#socket = socket;
-    socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
-    socket.on('error', (error: Error) => this.#end(this.#describeSocketError(error)));
-    // allowHalfOpen is off: a FIN from the server ends the connection; treat it as closed at once
-    // so that no command is written into a connection the server is leaving.
-    socket.on('end', () => this.#end(new Error('the server closed the connection')));
-    socket.on('close', () => this.#end(new Error('the connection closed')));
-
-    try {
-      await this.#within<void>(connectTimeoutMs, signal, `connecting to RCON at ${this.address}`, (resolve, reject) => {
-        const onConnect = () => resolve(undefined);
-        socket.once('connect', onConnect);
-        return {
-          onPacket: () => undefined,
-          onEnd: (reason) => {
-            socket.off('connect', onConnect);
-            reject(reason);
-          },
-        };
-      });
-      this.#state = 'authenticating';
-      await this.#authenticate(signal);
-    } catch (error) {
-      this.#end(error as Error);
-      throw this.#asOpenError(error);
-    }
-    socket.setKeepAlive(true, KEEPALIVE_DELAY_MS);
-    this.#state = 'ready';
+  open(signal?: AbortSignal): Promise<void> {
+    return this.openWith(signal, {
+      meanwhile: { onPacket: () => undefined },
+      login: (socket) => this.#authenticate(socket, signal),
+      openError: (error) => this.#asOpenError(error),
+    });
   }
 
   /**
@@ -128,21 +69,12 @@ export class RconConnection {
    * connection is destroyed at once: the rest is never read.
    */
   async request(command: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
-    if (this.#state !== 'ready' || !this.#socket) {
-      throw new NotSentError(`RCON connection to ${this.address} is not open; the command was not sent`);
-    }
-    if (this.#outstanding) {
-      throw new NotSentError(`RCON connection to ${this.address} already has a request in flight; the command was not sent`);
-    }
-    if (signal?.aborted) {
-      throw new NotSentError('the command was cancelled before it was sent', { cause: signal.reason });
-    }
-    const socket = this.#socket;
+    const socket = this.socketFor('request', signal);
     const maxAnswerBytes = this.#options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
     const exchange = planCommand(this.#matching, command, { nextId: () => this.#allocateId(), maxAnswerBytes });
     let written = false;
     try {
-      return await this.#within(timeoutMs, signal, `waiting for the answer from RCON at ${this.address}`, (resolve, reject) => {
+      return await this.within(timeoutMs, signal, `waiting for the answer from RCON at ${this.address}`, (resolve, reject) => {
         for (const packet of exchange.initial) socket.write(packet);
         written = true;
         return {
@@ -168,14 +100,7 @@ export class RconConnection {
         };
       });
     } catch (error) {
-      if (!written) {
-        throw new NotSentError(`RCON connection to ${this.address} failed before the command was written; it was not sent`, {
-          cause: error,
-        });
-      }
-      if (error instanceof AnswerTooLargeError) throw error;
-      // Never reuse a connection after a timeout: a late answer would be taken for the next one.
-      this.destroy(error as Error);
+      this.failedRequest(error, written, (e) => e instanceof AnswerTooLargeError);
       if (exchange.fragments > 0) {
         this.#options.logger.warn(
           { rcon: this.address, fragments: exchange.fragments, reason: (error as Error).message },
@@ -191,17 +116,11 @@ export class RconConnection {
     }
   }
 
-  /** Closes the socket now; an outstanding request fails. Safe to call at any time. */
-  destroy(reason: Error = new Error('the connection was closed by porter')): void {
-    this.#end(reason);
-  }
-
-  async #authenticate(signal: AbortSignal | undefined): Promise<void> {
+  async #authenticate(socket: Socket, signal: AbortSignal | undefined): Promise<void> {
     const { host, port } = this.#options;
-    const socket = this.#socket!;
     const auth = planAuth(this.#options.password, this.#allocateId());
     const timeoutMs = this.#options.authTimeoutMs ?? this.#options.connectTimeoutMs;
-    await this.#within<void>(timeoutMs, signal, `waiting for RCON at ${this.address} to answer the login`, (resolve, reject) => {
+    await this.within<void>(timeoutMs, signal, `waiting for RCON at ${this.address} to answer the login`, (resolve, reject) => {
       socket.write(auth.packet);
       return {
         onPacket: (packet) => {
@@ -229,35 +148,19 @@ export class RconConnection {
     });
   }
 
-  /** Runs one outstanding step (see stepWithin): its handlers receive what the socket brings until it settles. */
-  #within<T>(
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-    what: string,
-    start: (resolve: (value: T) => void, reject: (reason: Error) => void) => Outstanding,
-  ): Promise<T> {
-    const host = {
-      clock: this.#clock,
-      endReason: this.#endReason,
-      track: (handlers: Outstanding | undefined) => {
-        this.#outstanding = handlers;
-      },
-    };
-    return stepWithin(host, timeoutMs, signal, what, start);
-  }
-
-  #onData(chunk: Buffer): void {
+  protected override onData(chunk: Buffer): void {
     const { packets, error } = this.#decoder.push(chunk);
     this.#deliver(packets);
     // After the packets before it: an answer that arrived whole still counts.
-    if (error) this.#end(error);
+    if (error) this.end(error);
   }
 
   #deliver(packets: readonly RconPacket[]): void {
     for (const packet of packets) {
       // A packet may have ended the connection (an overflow): the rest of the chunk is not looked at.
-      if (this.#endReason) return;
-      if (this.#outstanding) this.#outstanding.onPacket(packet);
+      if (this.endReason) return;
+      const outstanding = this.outstanding;
+      if (outstanding) outstanding.onPacket(packet);
       else this.#onUnaskedPacket(packet);
     }
   }
@@ -270,7 +173,7 @@ export class RconConnection {
    */
   #onUnaskedPacket(packet: RconPacket): void {
     if (this.#matching === 'id0' && this.#answered > 0) {
-      this.#end(
+      this.end(
         new RconProtocolError(
           `RCON at ${this.address} sent a packet no request was waiting for, on a connection that pairs answers by order (id 0); ` +
             'porter reset the connection so that it cannot be taken for the next answer',
@@ -287,18 +190,6 @@ export class RconConnection {
     this.#options.onIdZeroAnswers?.();
   }
 
-  #end(reason: Error): void {
-    if (this.#endReason) return;
-    this.#endReason = reason;
-    this.#state = 'closed';
-    this.#socket?.destroy();
-    const outstanding = this.#outstanding;
-    this.#outstanding = undefined;
-    outstanding?.onEnd(reason);
-    for (const listener of this.#endListeners) listener(reason);
-    this.#endListeners.clear();
-  }
-
   #allocateId(): number {
     const id = this.#nextId;
     // Stay positive: -1 means "auth failed" and 0 is what id-0 servers answer with.
@@ -306,22 +197,14 @@ export class RconConnection {
     return id;
   }
 
-  #describeSocketError(error: Error): Error {
-    const code = (error as NodeJS.ErrnoException).code;
-    return new Error(code ? `${code}: ${error.message}` : error.message, { cause: error });
-  }
-
   #asOpenError(error: unknown): Error {
-    if (error instanceof CredentialsError || error instanceof RconConnectError) return error;
-    const message = (error as Error).message;
-    // Out of descriptors is this host's limit, not the game server or the network.
-    if (isOutOfFiles(error)) {
-      return new RconConnectError(`could not connect to RCON at ${this.address}: ${message}; ${outOfFilesAdvice()}`, { cause: error });
-    }
-    return new RconConnectError(
-      `could not connect to RCON at ${this.address}: ${message}; check host and port, that RCON is enabled on the game server ` +
+    return openErrorOf(
+      error,
+      RconConnectError,
+      `RCON at ${this.address}`,
+      (message) =>
+        `could not connect to RCON at ${this.address}: ${message}; check host and port, that RCON is enabled on the game server ` +
         '(Minecraft: enable-rcon=true) and that a firewall lets porter reach it',
-      { cause: error },
     );
   }
 }

@@ -1,12 +1,10 @@
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from '../../clock.js';
+import { systemClock } from '../../clock.js';
 import type { ResolvedExecutor } from '../../config/schema.js';
-import { CommandRefusedError, NotSentError } from '../../errors.js';
-import { DEFAULT_RECONNECT_BACKOFF, type BackoffPolicy } from '../../net/backoff.js';
+import { CommandRefusedError } from '../../errors.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
-import { SerialLane } from '../../serial-lane.js';
 import { assertSingleLine, type ExecutionContext, type Executor } from '../executor.js';
-import { LinkedExecutor } from '../linked-executor.js';
+import { executorLink, LinkedExecutor, type LinkedExecutorDeps } from '../linked-executor.js';
 import { TelnetConnection } from './connection.js';
 import { endsSession } from './console-text.js';
 import { TelnetConnectError } from './errors.js';
@@ -15,14 +13,8 @@ export { TelnetConnectError } from './errors.js';
 
 export type TelnetExecutorConfig = Extract<ResolvedExecutor, { type: 'telnet' }>;
 
-export interface TelnetExecutorDeps {
-  readonly logger: Logger;
-  readonly clock?: Clock;
-  /** Reconnect backoff; 250 ms doubling to 10 s by default. */
-  readonly backoff?: BackoffPolicy;
-  /** For tests of the jitter; Math.random otherwise. */
-  readonly random?: () => number;
-}
+/** Reconnect backoff by default 250 ms doubling to 10 s (DEFAULT_RECONNECT_BACKOFF). */
+export type TelnetExecutorDeps = LinkedExecutorDeps;
 
 /**
  * 7 Days to Die's telnet console: one persistent, logged-in TCP connection per server, one
@@ -31,22 +23,19 @@ export interface TelnetExecutorDeps {
  * backoff; a rejected password stops that for good, because retrying cannot fix it and the
  * console blocks an address after TelnetFailedLoginLimit failures.
  */
-export class TelnetExecutor extends LinkedExecutor<TelnetConnection> implements Executor {
+export class TelnetExecutor extends LinkedExecutor<TelnetConnection, TelnetExecutorConfig> implements Executor {
   readonly connectedText: string;
-  readonly #config: TelnetExecutorConfig;
   readonly #logger: Logger;
-  readonly #lane = new SerialLane();
   protected readonly link: ReconnectingLink<TelnetConnection>;
 
   constructor(config: TelnetExecutorConfig, deps: TelnetExecutorDeps) {
-    super();
-    this.#config = config;
+    super(config);
     const address = `${config.host}:${config.port}`;
     this.connectedText = `telnet login to ${address} accepted`;
     this.#logger = deps.logger.child({ executor: 'telnet', telnet: address });
     const clock = deps.clock ?? systemClock;
-    this.link = new ReconnectingLink<TelnetConnection>({
-      transport: {
+    this.link = executorLink<TelnetConnection>(
+      {
         open: async (signal) => {
           const connection = new TelnetConnection({
             host: config.host,
@@ -64,7 +53,7 @@ export class TelnetExecutor extends LinkedExecutor<TelnetConnection> implements 
         drop: (connection) => connection.destroy(),
         release: (connection) => connection.destroy(new Error('porter closed the telnet session')),
       },
-      wording: {
+      {
         subject: `the telnet session to ${address}`,
         ConnectError: TelnetConnectError,
         connected: 'telnet connected and logged in',
@@ -73,11 +62,8 @@ export class TelnetExecutor extends LinkedExecutor<TelnetConnection> implements 
         retrying: 'telnet reconnect failed; retrying with backoff',
         refused: 'telnet password rejected; not reconnecting until the configuration is fixed',
       },
-      backoff: deps.backoff ?? DEFAULT_RECONNECT_BACKOFF,
-      logger: this.#logger,
-      clock,
-      random: deps.random ?? Math.random,
-    });
+      { deps, logger: this.#logger, clock },
+    );
   }
 
   execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
@@ -89,12 +75,6 @@ export class TelnetExecutor extends LinkedExecutor<TelnetConnection> implements 
     return this.#request(command, signal);
   }
 
-  /** Stops reconnecting, drops the connection and settles every waiter; leaves no timers behind. */
-  async close(): Promise<void> {
-    if (this.link.closed) return;
-    await Promise.allSettled([this.link.close(), this.#lane.idle()]);
-  }
-
   /**
    * Refused commands (CR/LF/NUL, `exit`) reject with CommandRefusedError before anything is
    * queued; while disconnected, NotSentError at once (the delivery loop decides whether to wait).
@@ -104,27 +84,11 @@ export class TelnetExecutor extends LinkedExecutor<TelnetConnection> implements 
     if (endsSession(command)) {
       throw new CommandRefusedError('"exit" ends porter\'s own telnet session instead of running a command, so it was not sent');
     }
-    this.link.throwIfUnusable();
-    let started = false;
-    try {
-      return await this.#lane.run(async () => {
-        started = true;
-        this.link.throwIfUnusable();
-        const connection = this.link.connection;
-        if (!connection || connection.state !== 'ready') {
-          this.link.ensureReconnecting();
-          throw new NotSentError(
-            `the telnet console at ${this.#config.host}:${this.#config.port} is not connected (porter is reconnecting); the command was not sent`,
-          );
-        }
-        // A started request is cancelled by the connection, which destroys itself before the lane moves on.
-        return await connection.request(command, this.#config.timeoutMs, signal);
-      }, signal);
-    } catch (error) {
-      if (started) throw error;
-      throw new NotSentError('the command was cancelled while waiting for the telnet connection; it was not sent', {
-        cause: signal?.reason,
-      });
-    }
+    const words = {
+      notConnected: `the telnet console at ${this.config.host}:${this.config.port} is not connected (porter is reconnecting); the command was not sent`,
+      cancelledWaiting: 'the command was cancelled while waiting for the telnet connection; it was not sent',
+    };
+    // A started request is cancelled by the connection, which destroys itself before the lane moves on.
+    return this.inTurn(words, signal, (connection) => connection.request(command, this.config.timeoutMs, signal));
   }
 }

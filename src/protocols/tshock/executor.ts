@@ -1,17 +1,15 @@
 import { Buffer } from 'node:buffer';
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from '../../clock.js';
+import { systemClock } from '../../clock.js';
 import type { ResolvedExecutor } from '../../config/schema.js';
 import { CommandFailedError, CredentialsError, NotSentError, OutcomeUnknownError, PorterError } from '../../errors.js';
 import { TSHOCK_PLAYER_LIST_ROUTE } from '../../games/terraria.js';
 import { excerpt } from '../../games/text.js';
-import { DEFAULT_RECONNECT_BACKOFF, type BackoffPolicy } from '../../net/backoff.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { scrubSecrets } from '../../scrub.js';
-import { SerialLane } from '../../serial-lane.js';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES } from '../answer-limit.js';
 import { assertSingleLine, type ExecutionContext, type Executor } from '../executor.js';
-import { LinkedExecutor } from '../linked-executor.js';
+import { executorLink, LinkedExecutor, type LinkedExecutorDeps } from '../linked-executor.js';
 import { rawCommandPath, routePath, TOKEN_TEST_ROUTE, tshockCommandText, tshockOrigin } from './address.js';
 import { RequestNotSent, RequestUnanswered, TShockHttp } from './http.js';
 import { commandOutput, readReply, type TShockReply } from './reply.js';
@@ -26,14 +24,8 @@ export class TShockConnectError extends PorterError {
   override readonly code = 'E_TSHOCK_CONNECT';
 }
 
-export interface TShockExecutorDeps {
-  readonly logger: Logger;
-  readonly clock?: Clock;
-  /** Re-checks of the token after the server was lost; 250 ms doubling to 10 s by default. */
-  readonly backoff?: BackoffPolicy;
-  /** For tests of the jitter; Math.random otherwise. */
-  readonly random?: () => number;
-}
+/** The backoff paces re-checks of the token after the server was lost; 250 ms doubling to 10 s by default. */
+export type TShockExecutorDeps = LinkedExecutorDeps;
 
 /**
  * The most body porter reads for one answer: an answer at MAX_ANSWER_BYTES with room for its JSON
@@ -74,39 +66,36 @@ class TokenSession {
  * TShock wrote (never resent), CommandFailedError when TShock refused the request before running
  * it, CredentialsError when it refused the token.
  */
-export class TShockExecutor extends LinkedExecutor<TokenSession> implements Executor {
+export class TShockExecutor extends LinkedExecutor<TokenSession, TShockExecutorConfig> implements Executor {
   get connectedText(): string {
     return `TShock REST token accepted by ${this.#origin}`;
   }
 
-  readonly #config: TShockExecutorConfig;
   readonly #origin: string;
   readonly #logger: Logger;
   readonly #http: TShockHttp;
-  readonly #lane = new SerialLane();
   protected readonly link: ReconnectingLink<TokenSession>;
   /** The token as it appears in a path (once and twice encoded), scrubbed from server texts besides the token itself. */
   readonly #secrets: readonly string[];
   readonly #scrub = (text: string): string => scrubSecrets(text, this.#secrets);
 
   constructor(config: TShockExecutorConfig, deps: TShockExecutorDeps) {
-    super();
-    this.#config = config;
+    super(config);
     this.#origin = tshockOrigin(config.host, config.port);
     this.#logger = deps.logger.child({ executor: 'tshock', tshock: this.#origin });
     const clock = deps.clock ?? systemClock;
     const once = encodeURIComponent(config.password);
     this.#secrets = [config.password, once, encodeURIComponent(once)];
     this.#http = new TShockHttp({ origin: this.#origin, connectTimeoutMs: config.connectTimeoutMs, clock, maxBodyBytes: MAX_BODY_BYTES });
-    this.link = new ReconnectingLink<TokenSession>({
-      transport: {
+    this.link = executorLink<TokenSession>(
+      {
         open: (signal) => this.#checkToken(signal),
         isOpen: (session) => session.isOpen,
         watch: (session, ended) => session.onEnd(ended),
         drop: (session) => session.end('porter closed the TShock executor'),
         release: (session) => session.end('porter closed the TShock executor'),
       },
-      wording: {
+      {
         subject: `the TShock REST API at ${this.#origin}`,
         ConnectError: TShockConnectError,
         connected: 'TShock REST API reachable and token accepted',
@@ -115,11 +104,8 @@ export class TShockExecutor extends LinkedExecutor<TokenSession> implements Exec
         retrying: 'TShock REST API still unreachable; retrying with backoff',
         refused: 'TShock REST token rejected; not retrying until the configuration is fixed',
       },
-      backoff: deps.backoff ?? DEFAULT_RECONNECT_BACKOFF,
-      logger: this.#logger,
-      clock,
-      random: deps.random ?? Math.random,
-    });
+      { deps, logger: this.#logger, clock },
+    );
   }
 
   /** Runs a delivery command; the answer is the lines TShock sent back, one per line. */
@@ -136,20 +122,18 @@ export class TShockExecutor extends LinkedExecutor<TokenSession> implements Exec
   async query(command: string, signal?: AbortSignal): Promise<string> {
     assertSingleLine(command);
     if (command !== TSHOCK_PLAYER_LIST_ROUTE) return this.#runCommand(command, signal);
-    const reply = await this.#request(routePath(TSHOCK_PLAYER_LIST_ROUTE, this.#config.password), signal);
+    const reply = await this.#request(routePath(TSHOCK_PLAYER_LIST_ROUTE, this.config.password), signal);
     if (reply.kind === 'ok') return JSON.stringify(reply.object, null, 2);
     throw this.#notDone(reply, 'the player list');
   }
 
-  /** Stops checking, settles every waiter; leaves no timers or sockets behind. */
-  async close(): Promise<void> {
-    if (this.link.closed) return;
-    await Promise.allSettled([this.link.close(), this.#lane.idle()]);
+  /** Once the link is closed and the lane idle: the HTTP client's sockets. */
+  protected override async closed(): Promise<void> {
     await this.#http.close();
   }
 
   async #runCommand(command: string, signal: AbortSignal | undefined): Promise<string> {
-    const reply = await this.#request(rawCommandPath(tshockCommandText(command), this.#config.password), signal);
+    const reply = await this.#request(rawCommandPath(tshockCommandText(command), this.config.password), signal);
     if (reply.kind !== 'ok') throw this.#notDone(reply, 'the command');
     const lines = commandOutput(reply.object);
     if (lines === undefined) {
@@ -165,30 +149,18 @@ export class TShockExecutor extends LinkedExecutor<TokenSession> implements Exec
   }
 
   /** One request through the lane, once the token was accepted; the answer as TShock meant it. */
-  async #request(path: string, signal: AbortSignal | undefined): Promise<TokenAccepted> {
-    this.link.throwIfUnusable();
-    let started = false;
-    try {
-      return await this.#lane.run(async () => {
-        started = true;
-        return this.#send(path, signal);
-      }, signal);
-    } catch (error) {
-      if (started) throw error;
-      throw new NotSentError('the command was cancelled while waiting for the TShock REST API; it was not sent', { cause: signal?.reason });
-    }
+  #request(path: string, signal: AbortSignal | undefined): Promise<TokenAccepted> {
+    const words = {
+      notConnected: `TShock REST at ${this.#origin} is not reachable (porter is checking again); the command was not sent`,
+      cancelledWaiting: 'the command was cancelled while waiting for the TShock REST API; it was not sent',
+    };
+    return this.inTurn(words, signal, (session) => this.#send(session, path, signal));
   }
 
-  async #send(path: string, signal: AbortSignal | undefined): Promise<TokenAccepted> {
-    this.link.throwIfUnusable();
-    const session = this.link.connection;
-    if (!session?.isOpen) {
-      this.link.ensureReconnecting();
-      throw new NotSentError(`TShock REST at ${this.#origin} is not reachable (porter is checking again); the command was not sent`);
-    }
+  async #send(session: TokenSession, path: string, signal: AbortSignal | undefined): Promise<TokenAccepted> {
     let answer;
     try {
-      answer = await this.#http.get(path, this.#config.timeoutMs, signal);
+      answer = await this.#http.get(path, this.config.timeoutMs, signal);
     } catch (error) {
       if (error instanceof RequestNotSent) {
         session.end(`a request could not be sent: ${error.why}`);
@@ -216,12 +188,12 @@ export class TShockExecutor extends LinkedExecutor<TokenSession> implements Exec
   async #checkToken(signal: AbortSignal): Promise<TokenSession> {
     let answer;
     try {
-      answer = await this.#http.get(routePath(TOKEN_TEST_ROUTE, this.#config.password), this.#config.timeoutMs, signal);
+      answer = await this.#http.get(routePath(TOKEN_TEST_ROUTE, this.config.password), this.config.timeoutMs, signal);
     } catch (error) {
       if (!(error instanceof RequestNotSent || error instanceof RequestUnanswered)) throw error;
       throw new TShockConnectError(
         `TShock REST at ${this.#origin} could not be reached (${error.why}): is TShock running with "RestApiEnabled": true ` +
-          `and "RestApiPort": ${this.#config.port} in tshock/config.json, and is that port reachable from here?`,
+          `and "RestApiPort": ${this.config.port} in tshock/config.json, and is that port reachable from here?`,
       );
     }
     const reply = readReply(answer.status, answer.body);

@@ -2,6 +2,7 @@ import { Client, type Dispatcher } from 'undici';
 import { startDeadline, type Clock } from '../../clock.js';
 import { DelegatingHandler } from '../../net/delegating-handler.js';
 import { BodyTooLargeError, errorCode, NOT_SENT_CODES, readCappedBody } from '../../net/http.js';
+import { withDeadline } from '../../abort.js';
 
 /** The request never reached the server: nothing can have run, it may be sent again. */
 export class RequestNotSent extends Error {
@@ -74,16 +75,9 @@ export class TShockHttp {
   /** The answer, whatever its HTTP status; RequestNotSent or RequestUnanswered when there is none. */
   async get(path: string, timeoutMs: number, signal?: AbortSignal): Promise<HttpAnswer> {
     if (signal?.aborted) throw new RequestNotSent('cancelled before it was sent');
-    const controller = new AbortController();
-    let timedOut = false;
-    const expire = () => {
-      timedOut = true;
-      controller.abort();
-    };
-    const cancelDeadline = startDeadline(this.#options.clock, this.#options.connectTimeoutMs + timeoutMs, expire);
+    // The whole exchange within connect + answer time; the answer within its own once the request is out.
+    const within = withDeadline(this.#options.clock, this.#options.connectTimeoutMs + timeoutMs, signal);
     let cancelAnswerDeadline = () => {};
-    const onAbort = () => controller.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const dispatcher = this.#client.compose(
         (dispatch) => (options, handler) =>
@@ -91,7 +85,7 @@ export class TShockHttp {
             options,
             new StartWatcher(handler, () => {
               cancelAnswerDeadline();
-              cancelAnswerDeadline = startDeadline(this.#options.clock, timeoutMs, expire);
+              cancelAnswerDeadline = startDeadline(this.#options.clock, timeoutMs, within.expire);
             }),
           ),
       );
@@ -100,7 +94,7 @@ export class TShockHttp {
         path,
         headers: { accept: 'application/json' },
         reset: true,
-        signal: controller.signal,
+        signal: within.signal,
         headersTimeout: 0,
         bodyTimeout: 0,
       });
@@ -109,7 +103,7 @@ export class TShockHttp {
     } catch (error) {
       if (error instanceof BodyTooLargeError)
         throw new RequestUnanswered(`the answer exceeded ${this.#options.maxBodyBytes} bytes`, 'too-large');
-      if (timedOut) throw new RequestUnanswered(`no answer within ${timeoutMs} ms`, 'timeout');
+      if (within.timedOut) throw new RequestUnanswered(`no answer within ${timeoutMs} ms`, 'timeout');
       if (signal?.aborted) throw new RequestUnanswered('cancelled after it was sent');
       const code = errorCode(error);
       if (code !== undefined && NOT_SENT_CODES.has(code)) {
@@ -117,9 +111,8 @@ export class TShockHttp {
       }
       throw new RequestUnanswered(code === undefined ? 'the connection failed' : `the connection failed (${code})`);
     } finally {
-      cancelDeadline();
+      within.release();
       cancelAnswerDeadline();
-      signal?.removeEventListener('abort', onAbort);
     }
   }
 

@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
 import { Agent } from 'undici';
-import { systemClock, type Clock } from '../../clock.js';
+import { systemClock } from '../../clock.js';
 import type { ResolvedExecutor } from '../../config/schema.js';
 import { ConfigError, NotSentError } from '../../errors.js';
 import type { BackoffPolicy } from '../../net/backoff.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { MAX_WEBSOCKET_MESSAGE_BYTES } from '../answer-limit.js';
 import { assertSingleLine, type ExecutionContext, type Executor } from '../executor.js';
-import { LinkedExecutor } from '../linked-executor.js';
+import { executorLink, LinkedExecutor, type LinkedExecutorDeps } from '../linked-executor.js';
 import { WebRconConnectError, WebRconConnection } from './connection.js';
 import { parseFrame } from './protocol.js';
 import { WebRconRequests } from './requests.js';
@@ -17,16 +17,7 @@ export { WebRconConnectError } from './connection.js';
 
 export type WebRconExecutorConfig = Extract<ResolvedExecutor, { type: 'webrcon' }>;
 
-export interface WebRconExecutorDeps {
-  readonly logger: Logger;
-  readonly clock?: Clock;
-  /**
-   * Default 2 s doubling to 30 s: Rust refuses a new connection from the same address within a
-   * cooldown (1 s by default) and bans an address after repeated failures, so no hammering.
-   */
-  readonly backoff?: BackoffPolicy;
-  /** For tests of the jitter; Math.random otherwise. */
-  readonly random?: () => number;
+export interface WebRconExecutorDeps extends LinkedExecutorDeps {
   /**
    * Sent right after each delivery command, with its own Identifier (null: do not probe).
    * Rust answers a command only if it printed something, may answer it in several frames, and
@@ -37,6 +28,10 @@ export interface WebRconExecutorDeps {
   readonly probeCommand?: string | null;
 }
 
+/**
+ * 2 s doubling to 30 s: Rust refuses a new connection from the same address within a cooldown
+ * (1 s by default) and bans an address after repeated failures, so no hammering.
+ */
 const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 2000, maxMs: 30_000 };
 
 /**
@@ -45,12 +40,11 @@ const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 2000, maxMs: 30_000 };
  * Reconnects in the background with backoff; a rejected password stops that for good, because
  * retrying cannot fix it and Rust bans an address after a few failures.
  */
-export class WebRconExecutor extends LinkedExecutor<WebRconConnection> implements Executor {
+export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconExecutorConfig> implements Executor {
   get connectedText(): string {
     return `WebRCON login to ${this.#address.display} accepted`;
   }
 
-  readonly #config: WebRconExecutorConfig;
   readonly #address: WebRconAddress;
   readonly #logger: Logger;
   readonly #probe: string | null;
@@ -59,8 +53,7 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection> implement
   protected readonly link: ReconnectingLink<WebRconConnection>;
 
   constructor(config: WebRconExecutorConfig, deps: WebRconExecutorDeps) {
-    super();
-    this.#config = config;
+    super(config);
     try {
       this.#address = webrconAddress(config.host, config.port, config.password);
     } catch {
@@ -81,8 +74,8 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection> implement
       // Dropped at once, so the rest of the flood is neither read nor taken for a later answer.
       (connection) => connection.terminate(),
     );
-    this.link = new ReconnectingLink<WebRconConnection>({
-      transport: {
+    this.link = executorLink<WebRconConnection>(
+      {
         open: (signal) =>
           WebRconConnection.open({
             address: this.#address,
@@ -102,7 +95,7 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection> implement
         drop: (connection) => connection.terminate(),
         release: (connection) => connection.close(),
       },
-      wording: {
+      {
         subject: `the WebRCON session to ${this.#address.display}`,
         ConnectError: WebRconConnectError,
         connected: 'Rust WebRCON connected',
@@ -111,11 +104,8 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection> implement
         retrying: 'Rust WebRCON reconnect failed; retrying with backoff',
         refused: 'Rust WebRCON password rejected; not reconnecting until the configuration is fixed',
       },
-      backoff: deps.backoff ?? DEFAULT_BACKOFF,
-      logger: this.#logger,
-      clock,
-      random: deps.random ?? Math.random,
-    });
+      { deps, logger: this.#logger, clock, backoff: DEFAULT_BACKOFF },
+    );
     if (!this.#address.literal) this.#logger.warn(NON_LITERAL_PASSWORD_HINT);
   }
 
@@ -130,10 +120,8 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection> implement
     return this.#request(command, null, signal);
   }
 
-  /** Stops reconnecting, closes the connection and settles every waiter and request; leaves no timers behind. */
-  async close(): Promise<void> {
-    if (this.link.closed) return;
-    await this.link.close();
+  /** Once the link is closed (and with it every waiter and request): the agent's sockets. */
+  protected override async closed(): Promise<void> {
     await this.#agent.destroy().catch(() => undefined);
   }
 
@@ -141,16 +129,12 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection> implement
     assertSingleLine(command);
     this.link.throwIfUnusable();
     if (signal?.aborted) throw new NotSentError('the command was cancelled before it was sent over WebRCON; it was not sent');
-    const connection = this.link.connection;
-    if (!connection?.isOpen) {
-      this.link.ensureReconnecting();
-      throw new NotSentError(
-        `Rust WebRCON at ${this.#address.display} is not connected (porter is reconnecting); the command was not sent`,
-      );
-    }
+    const connection = this.openConnection(
+      `Rust WebRCON at ${this.#address.display} is not connected (porter is reconnecting); the command was not sent`,
+    );
     return this.#requests.send(connection, command, {
       probe,
-      timeoutMs: this.#config.timeoutMs,
+      timeoutMs: this.config.timeoutMs,
       ...(signal === undefined ? {} : { signal }),
     });
   }

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { fixSummary, makeFix } from '../fix.js';
 import { findPalworldOption, newPalworldSettings, parsePalworldSettings, setPalworldOption } from '../formats/palworld-settings.js';
 import type { LoadedFile } from '../look.js';
 import { bareSettings, commandLineFacts, laidOver, type Probe } from '../probe.js';
 import type { ProcessHint } from '../recognise.js';
-import { DEFAULT, fact, parseFlag, portFrom, unreadablePassword, type GameSettings } from '../settings.js';
-import { decodeSettings, lineBreakOf, valueText } from '../text.js';
+import { DEFAULT, fact, parseFlag, portFrom, type GameSettings } from '../settings.js';
+import { decodeSettings, lineBreakOf } from '../text.js';
+import { fixMissing, passwordIn } from '../password-fix.js';
 
 /**
  * Palworld's PalWorldSettings.ini (format: formats/palworld-settings.ts), in
@@ -27,52 +27,36 @@ function read(file: LoadedFile): GameSettings | undefined {
   const enabledOption = list && findPalworldOption(list, 'RCONEnabled');
   const enabled = enabledOption && parseFlag(enabledOption.value);
   const { port, problems } = portFrom(list && findPalworldOption(list, 'RCONPort')?.value, 'RCONPort', source, DEFAULT_PORT);
-  const passwordOption = list && findPalworldOption(list, 'AdminPassword');
-  const password = passwordOption && valueText(settings, passwordOption.value);
-  if (passwordOption && password === undefined) problems.push(unreadablePassword('AdminPassword', source));
+  const password = passwordIn(settings, list && findPalworldOption(list, 'AdminPassword')?.value, 'AdminPassword', source, problems);
   const on = enabled === true;
   return {
-    game: 'palworld',
-    executor: 'rcon',
+    ...bareSettings('palworld', 'rcon', port, fact(on, 'RCONEnabled', enabledOption && enabled !== undefined ? source : DEFAULT)),
     file: file.path,
-    enabled: fact(on, 'RCONEnabled', enabledOption && enabled !== undefined ? source : DEFAULT),
-    port,
-    password: password === undefined ? undefined : fact(password, 'AdminPassword', source),
-    host: undefined,
-    passwordRequired: true,
+    password,
     problems,
-    fix:
-      on && password
-        ? undefined
-        : makeFix({
-            file: file.path,
-            shownFile: source,
-            summary: fixSummary([!on && 'RCONEnabled=True', !password && 'a new AdminPassword'], source),
-            setsPassword: !password,
-            steps: [
-              (text, newPassword) => {
-                if (parsePalworldSettings(text) || text.trim() !== '') return undefined;
-                const options = [
-                  ['RCONEnabled', 'True', false],
-                  ['RCONPort', String(DEFAULT_PORT), false],
-                  ['AdminPassword', newPassword, true],
-                ] as const;
-                return { start: 0, end: text.length, text: newPalworldSettings(options, lineBreakOf(text)) };
-              },
-              (text) => {
-                const now = parsePalworldSettings(text);
-                return !now || parseFlag(findPalworldOption(now, 'RCONEnabled')?.value ?? '')
-                  ? undefined
-                  : setPalworldOption(now, 'RCONEnabled', 'True', false);
-              },
-              (text, newPassword) => {
-                const now = parsePalworldSettings(text);
-                return !now || findPalworldOption(now, 'AdminPassword')?.value
-                  ? undefined
-                  : setPalworldOption(now, 'AdminPassword', newPassword, true);
-              },
-            ],
-          }),
+    fix: fixMissing(file, { switchOn: !on && 'RCONEnabled=True', password: !password?.value && 'AdminPassword' }, [
+      (text, newPassword) => {
+        if (parsePalworldSettings(text) || text.trim() !== '') return undefined;
+        const options = [
+          ['RCONEnabled', 'True', false],
+          ['RCONPort', String(DEFAULT_PORT), false],
+          ['AdminPassword', newPassword, true],
+        ] as const;
+        return { start: 0, end: text.length, text: newPalworldSettings(options, lineBreakOf(text)) };
+      },
+      (text) => {
+        const now = parsePalworldSettings(text);
+        return !now || parseFlag(findPalworldOption(now, 'RCONEnabled')?.value ?? '')
+          ? undefined
+          : setPalworldOption(now, 'RCONEnabled', 'True', false);
+      },
+      (text, newPassword) => {
+        const now = parsePalworldSettings(text);
+        return !now || findPalworldOption(now, 'AdminPassword')?.value
+          ? undefined
+          : setPalworldOption(now, 'AdminPassword', newPassword, true);
+      },
+    ]),
   };
 }
 

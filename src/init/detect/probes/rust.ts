@@ -1,12 +1,12 @@
 import { join } from 'node:path';
-import { fixSummary, makeFix } from '../fix.js';
-import { lastConvar, parseConvars, setConvar, type Convar } from '../formats/convar-cfg.js';
+import { lastConvar, parseConvars, type Convar } from '../formats/convar-cfg.js';
 import type { LoadedFile } from '../look.js';
 import { bareSettings, laidOver, option, type Overrides, type Probe, type ProbeContext } from '../probe.js';
 import type { ProcessHint } from '../recognise.js';
-import { bindHost, DEFAULT, fact, parseFlag, parsePort, unreadablePassword, type Fact, type GameSettings } from '../settings.js';
-import { decodeSettings, valueText } from '../text.js';
+import { bindHost, DEFAULT, fact, parseFlag, parsePort, type Fact, type GameSettings } from '../settings.js';
+import { decodeSettings } from '../text.js';
 import type { Problem } from '../types.js';
+import { fixMissing, newConvarPassword, passwordIn } from '../password-fix.js';
 
 /**
  * Rust: console variables on the command line (`+rcon.port 28016 +rcon.password "…" +rcon.web 1`,
@@ -64,33 +64,14 @@ function read(file: LoadedFile): GameSettings | undefined {
   const source = file.shown;
   const values = fileValues(convars, source);
   const problems: Problem[] = [];
-  const passwordConvar = lastConvar(convars, 'rcon.password');
-  const password = passwordConvar && valueText(settings, passwordConvar.value);
-  if (passwordConvar && password === undefined) problems.push(unreadablePassword('rcon.password', source));
+  const password = passwordIn(settings, lastConvar(convars, 'rcon.password')?.value, 'rcon.password', source, problems);
   return {
-    game: 'rust',
-    executor: executorOf(values.web),
+    ...bareSettings('rust', executorOf(values.web), values.port),
     file: file.path,
-    enabled: undefined,
-    port: values.port,
-    password: password === undefined ? undefined : fact(password, 'rcon.password', source),
+    password,
     host: values.host,
-    passwordRequired: true,
     problems,
-    fix: password
-      ? undefined
-      : makeFix({
-          file: file.path,
-          shownFile: source,
-          summary: fixSummary(['a new rcon.password'], source),
-          setsPassword: true,
-          steps: [
-            (text, newPassword) => {
-              const now = parseConvars(text);
-              return lastConvar(now, 'rcon.password')?.value ? undefined : setConvar(text, now, 'rcon.password', newPassword);
-            },
-          ],
-        }),
+    fix: fixMissing(file, { password: !password?.value && 'rcon.password' }, [newConvarPassword('rcon.password')]),
   };
 }
 

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
-import { fixSummary, makeFix } from '../fix.js';
-import { lastConvar, parseConvars, setConvar } from '../formats/convar-cfg.js';
+import { lastConvar, parseConvars } from '../formats/convar-cfg.js';
 import type { LoadedFile } from '../look.js';
 import { bareSettings, commandLineFacts, laidOver, option, type Probe } from '../probe.js';
 import type { ProcessHint } from '../recognise.js';
-import { bindHost, DEFAULT, fact, unreadablePassword, type Fact, type GameSettings } from '../settings.js';
-import { decodeSettings, valueText } from '../text.js';
+import { bindHost, DEFAULT, fact, type Fact, type GameSettings } from '../settings.js';
+import { decodeSettings } from '../text.js';
 import type { Problem } from '../types.js';
+import { fixMissing, newConvarPassword, passwordIn } from '../password-fix.js';
 
 /**
  * Source engine servers (CS2, CS:GO, CS:S, TF2, Garry's Mod, L4D2): `rcon_password "…"` in
@@ -37,28 +37,13 @@ function read(file: LoadedFile): GameSettings | undefined {
   if (convars.some((convar) => RUST_LOOKING.test(convar.name))) return undefined;
   const source = file.shown;
   const problems: Problem[] = [];
-  const passwordConvar = lastConvar(convars, 'rcon_password');
-  const password = passwordConvar && valueText(settings, passwordConvar.value);
-  if (passwordConvar && password === undefined) problems.push(unreadablePassword('rcon_password', source));
+  const password = passwordIn(settings, lastConvar(convars, 'rcon_password')?.value, 'rcon_password', source, problems);
   return {
     ...bareSettings('source', 'rcon', fact(DEFAULT_PORT, '-port', DEFAULT)),
     file: file.path,
-    password: password === undefined ? undefined : fact(password, 'rcon_password', source),
+    password,
     problems,
-    fix: password
-      ? undefined
-      : makeFix({
-          file: file.path,
-          shownFile: source,
-          summary: fixSummary(['a new rcon_password'], source),
-          setsPassword: true,
-          steps: [
-            (text, newPassword) => {
-              const now = parseConvars(text);
-              return lastConvar(now, 'rcon_password')?.value ? undefined : setConvar(text, now, 'rcon_password', newPassword);
-            },
-          ],
-        }),
+    fix: fixMissing(file, { password: !password?.value && 'rcon_password' }, [newConvarPassword('rcon_password')]),
   };
 }
 

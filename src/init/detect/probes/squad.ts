@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { fixSummary, makeFix } from '../fix.js';
-import { findIni, parseIni, setIni } from '../formats/ini.js';
+import { findIni, parseIni } from '../formats/ini.js';
 import type { LoadedFile } from '../look.js';
 import { bareSettings, commandLineFacts, laidOver, option, type Probe } from '../probe.js';
 import type { ProcessHint } from '../recognise.js';
-import { bindHost, DEFAULT, fact, portFrom, unreadablePassword, type GameSettings } from '../settings.js';
-import { decodeSettings, valueText } from '../text.js';
+import { bindHost, DEFAULT, fact, portFrom, type GameSettings } from '../settings.js';
+import { decodeSettings } from '../text.js';
+import { fixMissing, newIniPassword, passwordIn } from '../password-fix.js';
 
 /**
  * Squad's SquadGame/ServerConfig/Rcon.cfg, as shipped with the server: `//` comment lines, then
@@ -13,44 +13,23 @@ import { decodeSettings, valueText } from '../text.js';
  * off and that `RCONIP=`, `RCONPORT=` and `RCONPASSWORD=` on the command line set the same.
  */
 const DEFAULT_PORT = 21114;
-const SYNTAX = { comments: ['//'] };
+const PLACE = { syntax: { comments: ['//'] }, section: undefined, pick: 'last' } as const;
 
 function read(file: LoadedFile): GameSettings | undefined {
   const settings = decodeSettings(file.bytes);
-  const ini = parseIni(settings.text, SYNTAX);
+  const ini = parseIni(settings.text, PLACE.syntax);
   const source = file.shown;
   const get = (key: string) => findIni(ini, undefined, key, 'last');
   if (!get('Port') && !get('Password')) return undefined;
   const { port, problems } = portFrom(get('Port')?.value, 'Port', source, DEFAULT_PORT);
-  const passwordEntry = get('Password');
-  const password = passwordEntry && valueText(settings, passwordEntry.value);
-  if (passwordEntry && password === undefined) problems.push(unreadablePassword('Password', source));
+  const password = passwordIn(settings, get('Password')?.value, 'Password', source, problems);
   return {
-    game: 'squad',
-    executor: 'rcon',
+    ...bareSettings('squad', 'rcon', port),
     file: file.path,
-    enabled: undefined,
-    port,
-    password: password === undefined ? undefined : fact(password, 'Password', source),
+    password,
     host: bindHost(get('IP')?.value, 'IP', source),
-    passwordRequired: true,
     problems,
-    fix: password
-      ? undefined
-      : makeFix({
-          file: file.path,
-          shownFile: source,
-          summary: fixSummary(['a new Password'], source),
-          setsPassword: true,
-          steps: [
-            (text, newPassword) => {
-              const now = parseIni(text, SYNTAX);
-              return findIni(now, undefined, 'Password', 'last')?.value
-                ? undefined
-                : setIni(text, now, undefined, 'Password', newPassword, 'last');
-            },
-          ],
-        }),
+    fix: fixMissing(file, { password: !password?.value && 'Password' }, [newIniPassword(PLACE, 'Password')]),
   };
 }
 

@@ -1,9 +1,10 @@
-import { fixSummary, makeFix } from '../fix.js';
-import { findIni, parseIni, setIni, type IniFile } from '../formats/ini.js';
+import { findIni, parseIni } from '../formats/ini.js';
 import type { LoadedFile } from '../look.js';
-import { DEFAULT, fact, parseFlag, portFrom, unreadablePassword, type GameSettings } from '../settings.js';
-import { decodeSettings, valueText } from '../text.js';
+import { bareSettings } from '../probe.js';
+import { DEFAULT, fact, parseFlag, portFrom, type GameSettings } from '../settings.js';
+import { decodeSettings } from '../text.js';
 import type { DetectedGame } from '../types.js';
+import { fixMissing, newIniPassword, passwordIn, setIniUnless } from '../password-fix.js';
 
 /**
  * The RCON keys of a game whose settings are an Unreal Engine ini section (ARK's
@@ -31,49 +32,30 @@ export function readUnrealRcon(file: LoadedFile, keys: UnrealRcon): GameSettings
   const enabledEntry = get(keys.enabledKey);
   const enabled = enabledEntry && parseFlag(enabledEntry.value);
   const { port, problems } = portFrom(get(keys.portKey)?.value, keys.portKey, source, keys.defaultPort);
-  const passwordEntry = get(keys.passwordKey);
-  const password = passwordEntry && valueText(settings, passwordEntry.value);
-  if (passwordEntry && password === undefined) problems.push(unreadablePassword(keys.passwordKey, source));
+  const password = passwordIn(settings, get(keys.passwordKey)?.value, keys.passwordKey, source, problems);
   const on = enabled === true;
-  const setIfNot =
-    (key: string, wanted: (value: string) => boolean, value: (password: string) => string) => (text: string, newPassword: string) => {
-      const now: IniFile = parseIni(text, SYNTAX);
-      const entry = findIni(now, keys.section, key, 'first');
-      return entry && wanted(entry.value) ? undefined : setIni(text, now, keys.section, key, value(newPassword), 'first');
-    };
+  const place = { syntax: SYNTAX, section: keys.section, pick: 'first' } as const;
   return {
-    game: keys.game,
-    executor: 'rcon',
+    ...bareSettings(keys.game, 'rcon', port, fact(on, keys.enabledKey, enabledEntry && enabled !== undefined ? source : DEFAULT)),
     file: file.path,
-    enabled: fact(on, keys.enabledKey, enabledEntry && enabled !== undefined ? source : DEFAULT),
-    port,
-    password: password === undefined ? undefined : fact(password, keys.passwordKey, source),
-    host: undefined,
-    passwordRequired: true,
+    password,
     problems,
-    fix:
-      on && password
-        ? undefined
-        : makeFix({
-            file: file.path,
-            shownFile: source,
-            summary: fixSummary(
-              [!on && `${keys.enabledKey}=${keys.on}`, !password && `a new ${keys.passwordKey}`],
-              `[${keys.section}] of ${source}`,
-            ),
-            setsPassword: !password,
-            steps: [
-              setIfNot(
-                keys.enabledKey,
-                (value) => parseFlag(value) === true,
-                () => keys.on,
-              ),
-              setIfNot(
-                keys.passwordKey,
-                (value) => value !== '',
-                (newPassword) => newPassword,
-              ),
-            ],
-          }),
+    fix: fixMissing(
+      file,
+      {
+        switchOn: !on && `${keys.enabledKey}=${keys.on}`,
+        password: !password?.value && keys.passwordKey,
+        where: `[${keys.section}] of ${source}`,
+      },
+      [
+        setIniUnless(
+          place,
+          keys.enabledKey,
+          (value) => parseFlag(value) === true,
+          () => keys.on,
+        ),
+        newIniPassword(place, keys.passwordKey),
+      ],
+    ),
   };
 }

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { fixSummary, makeFix } from '../fix.js';
-import { findIni, parseIni, setIni, type IniFile } from '../formats/ini.js';
+import { findIni, parseIni, type IniFile } from '../formats/ini.js';
 import type { LoadedFile } from '../look.js';
-import { option, type Probe, type ProbeContext } from '../probe.js';
+import { bareSettings, option, type Probe, type ProbeContext } from '../probe.js';
 import { hostPath, type ProcessHint } from '../recognise.js';
-import { fact, portFrom, unreadablePassword, type GameSettings } from '../settings.js';
-import { decodeSettings, valueText } from '../text.js';
+import { portFrom, type GameSettings } from '../settings.js';
+import { decodeSettings } from '../text.js';
+import { fixMissing, newIniPassword, passwordIn } from '../password-fix.js';
 
 /**
  * Project Zomboid keeps each server's settings in `<cachedir>/Server/<servername>.ini` (cachedir
@@ -16,7 +16,7 @@ import { decodeSettings, valueText } from '../text.js';
  * sit beside it, so a file counts only with Zomboid's keys and no [section].
  */
 const DEFAULT_PORT = 27015;
-const SYNTAX = { comments: ['#'] };
+const PLACE = { syntax: { comments: ['#'] }, section: undefined, pick: 'last' } as const;
 const ZOMBOID_KEYS = ['DefaultPort', 'PauseEmpty', 'PVP', 'Map', 'Mods', 'PublicName', 'MaxPlayers'];
 
 function isZomboidIni(ini: IniFile): boolean {
@@ -26,39 +26,17 @@ function isZomboidIni(ini: IniFile): boolean {
 
 function read(file: LoadedFile): GameSettings | undefined {
   const settings = decodeSettings(file.bytes);
-  const ini = parseIni(settings.text, SYNTAX);
+  const ini = parseIni(settings.text, PLACE.syntax);
   if (!isZomboidIni(ini)) return undefined;
   const source = file.shown;
   const { port, problems } = portFrom(findIni(ini, undefined, 'RCONPort', 'last')?.value, 'RCONPort', source, DEFAULT_PORT);
-  const passwordEntry = findIni(ini, undefined, 'RCONPassword', 'last');
-  const password = passwordEntry && valueText(settings, passwordEntry.value);
-  if (passwordEntry && password === undefined) problems.push(unreadablePassword('RCONPassword', source));
+  const password = passwordIn(settings, findIni(ini, undefined, 'RCONPassword', 'last')?.value, 'RCONPassword', source, problems);
   return {
-    game: 'zomboid',
-    executor: 'rcon',
+    ...bareSettings('zomboid', 'rcon', port),
     file: file.path,
-    enabled: undefined,
-    port,
-    password: password === undefined ? undefined : fact(password, 'RCONPassword', source),
-    host: undefined,
-    passwordRequired: true,
+    password,
     problems,
-    fix: password
-      ? undefined
-      : makeFix({
-          file: file.path,
-          shownFile: source,
-          summary: fixSummary(['a new RCONPassword'], source),
-          setsPassword: true,
-          steps: [
-            (text, newPassword) => {
-              const now = parseIni(text, SYNTAX);
-              return findIni(now, undefined, 'RCONPassword', 'last')?.value
-                ? undefined
-                : setIni(text, now, undefined, 'RCONPassword', newPassword, 'last');
-            },
-          ],
-        }),
+    fix: fixMissing(file, { password: !password?.value && 'RCONPassword' }, [newIniPassword(PLACE, 'RCONPassword')]),
   };
 }
 
