@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { isHeaderSafe } from '../header-safe.js';
 import { ConfigInvalidError } from './errors.js';
 import { configFileWarning, listenWarning } from './exposure.js';
 import { configErrorMap, describeIssues } from './issues.js';
@@ -82,10 +83,9 @@ export async function parseConfig(
   });
   if (token !== undefined) {
     // It goes into an HTTP header; a stray newline would make every request fail obscurely.
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
-    if (/[\s\u0000-\u001f\u007f]/.test(token)) {
+    if (!isHeaderSafe(token)) {
       problems.push(
-        `api.token${from('api.token', tokenOrigin)} contains whitespace or control characters: copy the token again without spaces or line breaks`,
+        `api.token${from('api.token', tokenOrigin)} contains whitespace or control characters (or characters beyond ASCII): copy the token again without spaces or line breaks`,
       );
     } else if (!token.startsWith('gci_')) {
       warnings.push(

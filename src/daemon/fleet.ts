@@ -14,12 +14,14 @@ import type { ReloadPlan } from './reload-plan.js';
 import { ServerRunner } from './server-runner.js';
 import { isTokenRefused, storeApi, StoreClients, storeLabel, tokenKeys, type StoreKey } from './stores.js';
 import type { StoreStatus } from '../health/source.js';
+import type { SecretBook } from '../secret-book.js';
 
 export interface FleetDeps {
   readonly journal: Journal;
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly scrub: (text: string) => string;
+  /** Every secret porter knows; history records and fail reasons are scrubbed with it, and the API clients add rotated tokens to it. */
+  readonly secrets: SecretBook;
   readonly observer?: DeliveryObserver;
   /** The delivery history every loop records its settled commands in; it outlives the loops. */
   readonly history?: DeliveryLedger;
@@ -58,7 +60,7 @@ export class Fleet {
   constructor(config: Config, deps: FleetDeps) {
     this.#config = config;
     this.#deps = deps;
-    this.#clients = new StoreClients(deps.logger);
+    this.#clients = new StoreClients(deps.logger, deps.secrets);
   }
 
   get parts(): ServerParts[] {
@@ -77,7 +79,7 @@ export class Fleet {
   }
 
   #build(server: ResolvedServer): ServerRunner {
-    const { journal, history, clock, logger, scrub, observer, gate } = this.#deps;
+    const { journal, history, clock, logger, secrets, observer, gate } = this.#deps;
     const key = keyOf(server);
     const client = this.#clients.clientFor(this.#config, server.store);
     let budget = this.#budgets.get(key);
@@ -91,7 +93,7 @@ export class Fleet {
       journal,
       clock,
       logger,
-      scrub,
+      scrub: secrets.scrub,
       ...(observer ? { observer } : {}),
       ...(history ? { history } : {}),
       ...(gate ? { gate } : {}),

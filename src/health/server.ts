@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { isLoopbackHost } from '../config/loopback.js';
 import { PorterError } from '../errors.js';
-import { scrubberFor } from '../scrub.js';
+import type { SecretBook } from '../secret-book.js';
 import { historyAnswer } from './history-route.js';
 import { parseListen } from './listen.js';
 import { createMetrics, type PorterMetrics } from './metrics.js';
@@ -30,8 +30,8 @@ export interface HealthServerOptions {
   /** API staleness bound; default max(3 × poll.idleMs, 60 s) with pollIdleMs, else 60 s. */
   readonly apiStaleMs?: number;
   readonly pollIdleMs?: number;
-  /** Secrets to blank out of error texts shown in /healthz (defence in depth: errors should hold none). */
-  readonly secrets?: () => readonly string[];
+  /** Secrets to blank out of error texts shown in /healthz and /history (defence in depth: errors should hold none). */
+  readonly secrets?: SecretBook;
 }
 
 export interface HealthServer {
@@ -54,7 +54,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
   };
   const metrics = options.metrics ?? createMetrics({ clock, servers: daemon.servers.map((p) => p.server) });
   metrics.attach(daemon, policy);
-  const redact = scrubberFor(options.secrets ?? (() => []));
+  const redact = options.secrets?.scrub ?? ((text: string) => text);
   const onLoopback = isLoopbackHost(host);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
