@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { isHeaderSafe } from '../header-safe.js';
+import { MIN_SCRUB_LENGTH } from '../scrub.js';
 import { ConfigInvalidError } from './errors.js';
 import { configFileWarning, listenWarning } from './exposure.js';
 import { configErrorMap, describeIssues } from './issues.js';
@@ -9,7 +10,7 @@ import { readConfigFile } from './read-file.js';
 import { resolveServer } from './resolve-server.js';
 import { configSchema } from './schema.js';
 import type { Config, ParsedConfig, ResolvedServer } from './schema.js';
-import { MIN_SCRUBBED_SECRET_LENGTH, resolveSecret } from './secrets.js';
+import { resolveSecret } from './secrets.js';
 import type { SecretSource } from './secrets.js';
 import { resolveStores, type ResolveSecret } from './stores.js';
 import { webhookSecretProblem } from './webhook-secret.js';
@@ -60,9 +61,10 @@ export async function parseConfig(
     const found = await resolveSecret(source, baseDir, env);
     problems.push(...found.problems);
     warnings.push(...found.warnings);
-    if (found.value !== undefined && found.value.length < MIN_SCRUBBED_SECRET_LENGTH) {
+    // Shorter secrets are not scrubbed from free text (see scrub.ts), so the loader warns about them.
+    if (found.value !== undefined && found.value.length < MIN_SCRUB_LENGTH) {
       warnings.push(
-        `${source.key}${from(source.key, found.origin)} is shorter than ${MIN_SCRUBBED_SECRET_LENGTH} characters: porter redacts it from known keys but cannot scrub it from free text in logs; use a longer secret`,
+        `${source.key}${from(source.key, found.origin)} is shorter than ${MIN_SCRUB_LENGTH} characters: porter redacts it from known keys but cannot scrub it from free text in logs; use a longer secret`,
       );
     }
     return found;

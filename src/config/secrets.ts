@@ -38,9 +38,6 @@ export interface SecretResult {
   readonly warnings: string[];
 }
 
-/** Shorter secrets are not scrubbed from free text (see log.ts), so the loader warns about them. */
-export const MIN_SCRUBBED_SECRET_LENGTH = 4;
-
 const CREDENTIALS_VARIABLE = /^\$(?:\{CREDENTIALS_DIRECTORY\}|CREDENTIALS_DIRECTORY)(?=\/|$)/;
 
 /**
