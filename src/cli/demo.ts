@@ -26,6 +26,7 @@ export function registerDemo(program: Command, secrets: SecretBook): void {
           out: process.stdout,
           statePath: () => defaultSimStatePath(),
           logger: async (config) => (logger = await daemonLogger(config, secrets)),
+          secrets,
         });
         if (logger) await flushLogger(logger);
         return code;
