@@ -3,7 +3,8 @@ import { isatty } from 'node:tty';
 import { pino } from 'pino';
 import type { DestinationStream, LevelWithSilentOrString, Logger } from 'pino';
 import type { PrettyOptions } from 'pino-pretty';
-import { REDACTED, scrubberFor } from './scrub.js';
+import { REDACTED } from './scrub.js';
+import type { SecretBook } from './secret-book.js';
 
 export { MIN_SCRUB_LENGTH, REDACTED, scrubSecrets } from './scrub.js';
 
@@ -36,14 +37,12 @@ const REDACT_PATHS = [
   '*.executor.password',
 ];
 
-type SecretList = readonly string[] | (() => readonly string[]);
-
 export interface LoggerOptions {
   readonly level: LevelWithSilentOrString;
   /** Human-readable output; when undefined, on when the destination is a TTY. */
   readonly pretty?: boolean;
-  /** Secret values to scrub; a function is read at every line, so secrets learned later are covered. */
-  readonly secrets?: SecretList;
+  /** The secrets to scrub from every line; read at every line, so secrets the book learns later are covered. */
+  readonly secrets?: SecretBook;
   /** A file descriptor (default 1, stdout) or anything with write(line), e.g. a stream that captures output in tests. */
   readonly destination?: Sink | number;
 }
@@ -121,8 +120,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const pretty = options.pretty ?? isTty(destination);
   const base = openSink(destination);
   const sink = pretty ? prettySink(base, isTty(destination)) : base;
-  const secrets = options.secrets ?? [];
-  const scrub = scrubberFor(typeof secrets === 'function' ? secrets : () => secrets);
+  const scrub = options.secrets?.scrub ?? ((line: string) => line);
 
   return pino(
     {

@@ -22,7 +22,8 @@ function secretForms(secret: string): string[] {
   return [secret, once, twice, encodeURIComponent(secret)];
 }
 
-function compile(secrets: readonly string[]): RegExp | undefined {
+/** One pattern matching every form of every secret long enough to scrub; undefined when there is none. */
+export function compileSecrets(secrets: readonly string[]): RegExp | undefined {
   const forms = new Set<string>();
   for (const secret of secrets) {
     if (typeof secret !== 'string' || secret.length < MIN_SCRUB_LENGTH) continue;
@@ -35,21 +36,6 @@ function compile(secrets: readonly string[]): RegExp | undefined {
 
 /** Replaces every occurrence of every secret (of at least MIN_SCRUB_LENGTH characters) with `[Redacted]`. */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  const pattern = compile(secrets);
+  const pattern = compileSecrets(secrets);
   return pattern ? text.replace(pattern, REDACTED) : text;
-}
-
-/** A scrubber for one logger: the pattern is rebuilt only when the list of secrets changes. */
-export function scrubberFor(secrets: () => readonly string[]): (line: string) => string {
-  let key: string | undefined;
-  let pattern: RegExp | undefined;
-  return (line) => {
-    const list = secrets();
-    const nextKey = list.join('\u0000');
-    if (nextKey !== key) {
-      key = nextKey;
-      pattern = compile(list);
-    }
-    return pattern ? line.replace(pattern, REDACTED) : line;
-  };
 }

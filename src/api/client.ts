@@ -11,7 +11,7 @@ import { BodyTooLargeError } from '../net/http.js';
 import { HttpExchange } from '../net/http-exchange.js';
 import { PullBodyScanner, type OversizedPull } from './pull-scan.js';
 import { apiConnectionCap } from '../net/open-files.js';
-import { scrubberFor } from '../scrub.js';
+import { SecretBook } from '../secret-book.js';
 import { readSecretAgain } from '../config/secrets.js';
 import { tokenRenewal } from './token.js';
 
@@ -56,7 +56,7 @@ export interface ApiClient {
   /** Resolves for every HTTP status; rejects with ApiTransportError when no answer came. */
   send(request: ApiRequest): Promise<ApiResponse>;
   /**
-   * Replaces the token in any text; for messages built from what the API sent back. A function
+   * Replaces every secret of the client's book (its tokens among them) in any text; for messages built from what the API sent back. A function
    * property, not a method: callers pass it along detached from the client.
    */
   readonly redact: (text: string) => string;
@@ -89,6 +89,8 @@ export interface ApiClientDeps {
    * (see createApiPool); the client then leaves closing it to its owner. Default: a pool of its own.
    */
   readonly pool?: Dispatcher;
+  /** The process's secrets: `redact` scrubs them all, and a token read again after a 401 joins them. Default: a book of this client's own. */
+  readonly secrets?: SecretBook;
 }
 
 /** How much of an oversized pull answer is read through for its id; past this it is a transport failure. */
@@ -150,12 +152,13 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
   const maxBodyBytes = deps.maxBodyBytes ?? 1024 * 1024;
   const timeoutMs = config.timeoutMs;
   const readToken = deps.readToken ?? (config.tokenPath !== undefined ? readSecretAgain.bind(undefined, config.tokenPath) : undefined);
-  const token = tokenRenewal(config.token, readToken);
+  const secrets = deps.secrets ?? new SecretBook();
+  const token = tokenRenewal(config.token, readToken, secrets);
   const logger = deps.logger;
   const pool = deps.pool ?? createApiPool(base.origin, timeoutMs);
 
-  // Compiled once: a fail reason and every API error text pass through it.
-  const redact = scrubberFor(() => token.all());
+  // A fail reason and every API error text pass through it.
+  const redact = secrets.scrub;
 
   async function send(request: ApiRequest): Promise<ApiResponse> {
     request.signal?.throwIfAborted();

@@ -1,3 +1,5 @@
+import type { SecretBook } from '../secret-book.js';
+
 /**
  * The API token as the client sends it, and its renewal after a 401: a store owner who rotates
  * the token writes the new one into the token file (or systemd credential) and porter picks it
@@ -15,22 +17,24 @@ export interface TokenRenewal {
   renew(refused: number): Promise<boolean>;
   /** Replaces the token by one the caller loaded (a config reload). */
   use(token: string): void;
-  /** Every token this process has held, for scrubbing. */
-  all(): readonly string[];
 }
 
-/** `read` returns the token from its source as it is now (undefined when unreadable); absent for tokens that cannot change (environment, inline). */
-export function tokenRenewal(initial: string, read?: () => Promise<string | undefined>): TokenRenewal {
+/**
+ * `read` returns the token from its source as it is now (undefined when unreadable); absent for
+ * tokens that cannot change (environment, inline). Every token held goes into `secrets` the moment
+ * it is taken, so a rotated one is scrubbed from every log line and error from then on.
+ */
+export function tokenRenewal(initial: string, read: (() => Promise<string | undefined>) | undefined, secrets: SecretBook): TokenRenewal {
   let token = initial;
   let generation = 0;
-  const seen = [initial];
+  secrets.add(initial);
   let reading: Promise<boolean> | undefined;
 
   function use(next: string): void {
     if (next === token) return;
+    secrets.add(next);
     token = next;
     generation++;
-    if (!seen.includes(next)) seen.push(next);
   }
 
   async function readOnce(): Promise<boolean> {
@@ -51,6 +55,5 @@ export function tokenRenewal(initial: string, read?: () => Promise<string | unde
       return generation > refused;
     },
     use,
-    all: () => seen,
   };
 }

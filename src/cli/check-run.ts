@@ -8,12 +8,12 @@ import type { Config, ResolvedServer, StoreApi } from '../config/schema.js';
 import { DEFAULT_STORE_LABEL } from '../config/schema.js';
 import { createExecutor } from '../protocols/registry.js';
 import { exitCodeOf } from '../errors.js';
-import { scrubSecrets } from '../scrub.js';
+import type { SecretBook } from '../secret-book.js';
 import { playerReader, playerSourceLabel } from '../players/reader.js';
 import { normalizeIdentifiers } from '../players/normalize.js';
 import { onlineText } from '../players/online-text.js';
 import { gameFor } from '../games/registry.js';
-import { commandLogger, knownSecretValues, loadShardFor } from './common.js';
+import { commandLogger, loadShardFor } from './common.js';
 import { shardSummary, type Shard } from '../config/shard.js';
 import { openFileLimit } from '../net/open-files.js';
 import { openFilesWarning } from '../daemon/open-files-need.js';
@@ -28,16 +28,16 @@ interface CheckLine {
 }
 
 /** `porter check`: each line is printed as soon as it is known; the exit code sums them up. */
-export async function runChecks(configOption: string | undefined, shard?: Shard): Promise<number> {
+export async function runChecks(configOption: string | undefined, shard: Shard | undefined, secrets: SecretBook): Promise<number> {
   process.stdout.write(`porter on Node.js ${process.version} (${process.platform}/${process.arch})\n`);
   const lines: CheckLine[] = [];
   const print = (line: CheckLine) => {
     lines.push(line);
-    process.stdout.write(scrubSecrets(`${line.ok ? '✔' : '✖'} ${line.text}\n`, knownSecretValues()));
+    process.stdout.write(secrets.scrub(`${line.ok ? '✔' : '✖'} ${line.text}\n`));
   };
   let config: Config;
   try {
-    config = await loadShardFor(configOption, shard);
+    config = await loadShardFor(configOption, shard, secrets);
   } catch (error) {
     print({ ok: false, text: `config: ${(error as Error).message}`, exitCode: exitCodeOf(error) });
     return exitCodeOf(error);
@@ -59,10 +59,10 @@ export async function runChecks(configOption: string | undefined, shard?: Shard)
     );
   }
   for (const server of config.servers) {
-    for (const line of await checkServer(server, config)) print(line);
+    for (const line of await checkServer(server, config, secrets)) print(line);
   }
-  for (const line of await checkTokens(config)) print(line);
-  if (config.webhook) for (const line of await checkWebhook(config)) print(line);
+  for (const line of await checkTokens(config, secrets)) print(line);
+  if (config.webhook) for (const line of await checkWebhook(config, secrets)) print(line);
   const failed = lines.filter((line) => !line.ok);
   if (failed.length === 0) return 0;
   return failed.some((line) => line.exitCode === 78) ? 78 : 1;
@@ -87,10 +87,10 @@ function checkStateDir(stateDir: string): CheckLine {
   }
 }
 
-async function checkServer(server: ResolvedServer, config: Config): Promise<CheckLine[]> {
+async function checkServer(server: ResolvedServer, config: Config, secrets: SecretBook): Promise<CheckLine[]> {
   const label = `server ${serverLabel(server)}`;
   const lines: CheckLine[] = [];
-  const logger = await commandLogger(config, { warnings: false });
+  const logger = await commandLogger(config, secrets, { warnings: false });
   const preset = gameFor(server.players);
   const executor = createExecutor(server.executor, { logger, clock: systemClock, passwordHint: preset.rconPassword });
   try {
@@ -121,7 +121,7 @@ async function checkServer(server: ResolvedServer, config: Config): Promise<Chec
  * One line per distinct token (and API address): stores that share a token are proven by one
  * call, named together. With `stores` configured, every line names its stores.
  */
-async function checkTokens(config: Config): Promise<CheckLine[]> {
+async function checkTokens(config: Config, secrets: SecretBook): Promise<CheckLine[]> {
   const named = Object.keys(config.stores ?? {}).length > 0;
   const groups = new Map<string, { api: StoreApi; stores: (string | undefined)[] }>();
   for (const [store, api] of [[undefined, config.api] as const, ...Object.entries(config.stores ?? {})]) {
@@ -136,13 +136,19 @@ async function checkTokens(config: Config): Promise<CheckLine[]> {
     const label = named
       ? `${stores.length === 1 ? 'store' : 'stores'} ${stores.map((store) => `"${store ?? DEFAULT_STORE_LABEL}"`).join(', ')}: `
       : '';
-    lines.push(await checkToken(config, api, servers, label));
+    lines.push(await checkToken(config, api, servers, label, secrets));
   }
   return lines;
 }
 
-async function checkToken(config: Config, api: StoreApi, servers: readonly ResolvedServer[], label: string): Promise<CheckLine> {
-  const client = createApiClient(api, { logger: await commandLogger(config, { warnings: false }) });
+async function checkToken(
+  config: Config,
+  api: StoreApi,
+  servers: readonly ResolvedServer[],
+  label: string,
+  secrets: SecretBook,
+): Promise<CheckLine> {
+  const client = createApiClient(api, { logger: await commandLogger(config, secrets, { warnings: false }), secrets });
   try {
     const result = await proveToken(client, AbortSignal.timeout(api.timeoutMs + 1000));
     const where = api.baseUrl;
@@ -180,7 +186,7 @@ async function checkToken(config: Config, api: StoreApi, servers: readonly Resol
 }
 
 /** The listener's address can be bound (and its TLS files read), and the secret was read; nothing is left listening. */
-async function checkWebhook(config: Config): Promise<CheckLine[]> {
+async function checkWebhook(config: Config, secrets: SecretBook): Promise<CheckLine[]> {
   const webhook = config.webhook!;
   const lines: CheckLine[] = [];
   const describe = (secret: string) => `${secret.startsWith('whsec_') ? 'a whsec_ key' : 'raw text'} of ${webhookKey(secret).length} bytes`;
@@ -205,7 +211,7 @@ async function checkWebhook(config: Config): Promise<CheckLine[]> {
       ...webhook,
       secretsFor: () => undefined,
       wake: () => undefined,
-      logger: await commandLogger(config, { warnings: false }),
+      logger: await commandLogger(config, secrets, { warnings: false }),
       clock: systemClock,
     });
     await server.close();

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { action, shardFrom } from './common.js';
+import type { SecretBook } from '../secret-book.js';
 
-export function registerCheck(program: Command): void {
+export function registerCheck(program: Command, secrets: SecretBook): void {
   program
     .command('check')
     .description('check the config, each game server login and player list, the API token and the state directory; claims nothing')
@@ -17,7 +18,7 @@ export function registerCheck(program: Command): void {
       '\nExamples:\n  porter check -c /etc/porter/config.json\n  sudo porter check --unit porter\n\nExit 0 only when every line is ✔; 78 when a configuration or credentials check failed; 1 otherwise.',
     )
     .action(
-      action(async (options: { config?: string; shard?: string; unit?: string | true }) => {
+      action(secrets, async (options: { config?: string; shard?: string; unit?: string | true }) => {
         if (options.unit !== undefined) {
           if (options.shard !== undefined) throw new UsageError('--unit checks what the unit runs: it takes no --shard');
           const { checkAsUnit } = await import('../init/unit-check.js');
@@ -25,7 +26,7 @@ export function registerCheck(program: Command): void {
         }
         const shard = await shardFrom(options.shard);
         const { runChecks } = await import('./check-run.js');
-        return runChecks(options.config, shard);
+        return runChecks(options.config, shard, secrets);
       }),
     );
 }

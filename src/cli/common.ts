@@ -3,24 +3,12 @@ import type { Logger } from 'pino';
 import type { Config, ResolvedServer } from '../config/schema.js';
 import type { Shard } from '../config/shard.js';
 import { exitCodeOf, UsageError } from '../errors.js';
-import { scrubSecrets } from '../scrub.js';
+import type { SecretBook } from '../secret-book.js';
 
 /*
  * Everything heavy (zod, pino, undici) is imported inside the functions that need it, so
  * `porter --help` and a command's usage error stay quick.
  */
-
-/** Every secret the process knows, so no output path can print one. */
-const knownSecrets: string[] = [];
-
-export function knownSecretValues(): readonly string[] {
-  return knownSecrets;
-}
-
-/** A secret learned outside a config file (porter init's answers). */
-export function rememberSecret(secret: string): void {
-  knownSecrets.push(secret);
-}
 
 /**
  * The shard this porter runs (`--shard`, else `PORTER_SHARD`), or undefined for every server.
@@ -34,23 +22,21 @@ export async function shardFrom(flag: string | undefined, env: NodeJS.ProcessEnv
 }
 
 /** The configuration, less the servers of other shards when `shard` is given. */
-export async function loadShardFor(option: string | undefined, shard: Shard | undefined): Promise<Config> {
-  const config = await loadConfigFor(option);
+export async function loadShardFor(option: string | undefined, shard: Shard | undefined, secrets: SecretBook): Promise<Config> {
+  const config = await loadConfigFor(option, secrets);
   const { applyShard } = await import('../config/shard.js');
   return applyShard(config, shard);
 }
 
-export async function loadConfigFor(option: string | undefined): Promise<Config> {
-  for (const name of ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD', 'PORTER_WEBHOOK_SECRET']) {
-    const value = process.env[name];
-    if (value) knownSecrets.push(value);
-  }
+/** Loads the configuration; its secrets, and those of the environment even when it does not load, go into `secrets`. */
+export async function loadConfigFor(option: string | undefined, secrets: SecretBook): Promise<Config> {
+  for (const name of ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD', 'PORTER_WEBHOOK_SECRET']) secrets.add(process.env[name]);
   const [{ configPathFrom, loadConfig }, { configSecrets }] = await Promise.all([
     import('../config/load.js'),
     import('../config/secrets.js'),
   ]);
   const config = await loadConfig(configPathFrom(option, process.env), process.env);
-  knownSecrets.push(...configSecrets(config));
+  secrets.add(...configSecrets(config));
   return config;
 }
 
@@ -60,7 +46,11 @@ export async function loadConfigFor(option: string | undefined): Promise<Config>
  * nothing at error level is printed, since what failed reaches the user as the command's own
  * error or ✖ line. Without `warnings`, warnings are dropped too (`porter check` prints its own).
  */
-export async function commandLogger(config: Config, options: { warnings: boolean } = { warnings: true }): Promise<Logger> {
+export async function commandLogger(
+  config: Config,
+  secrets: SecretBook,
+  options: { warnings: boolean } = { warnings: true },
+): Promise<Logger> {
   const { createLogger } = await import('../log.js');
   const plain = {
     write(line: string) {
@@ -71,19 +61,19 @@ export async function commandLogger(config: Config, options: { warnings: boolean
   const logger = createLogger({
     level: options.warnings ? 'warn' : 'silent',
     pretty: false,
-    secrets: () => knownSecrets,
+    secrets,
     destination: plain,
   });
   for (const warning of config.warnings ?? []) logger.warn(warning);
   return logger;
 }
 
-export async function daemonLogger(config: Config): Promise<Logger> {
+export async function daemonLogger(config: Config, secrets: SecretBook): Promise<Logger> {
   const { createLogger } = await import('../log.js');
   const logger = createLogger({
     level: config.log.level,
     ...(config.log.pretty === undefined ? {} : { pretty: config.log.pretty }),
-    secrets: () => knownSecrets,
+    secrets,
   });
   for (const warning of config.warnings ?? []) logger.warn(warning);
   return logger;
@@ -103,22 +93,25 @@ export function pickServer(config: Config, id: string | undefined): ResolvedServ
 }
 
 /** Prints an error the way a user can act on it, never with a secret in it, and sets the exit code. */
-export function reportFatal(error: unknown): void {
+export function reportFatal(error: unknown, secrets: SecretBook): void {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown }).code;
   const prefix = typeof code === 'string' && code.startsWith('E_') ? `porter: ${code}: ` : 'porter: ';
-  process.stderr.write(scrubSecrets(`${prefix}${message}\n`, knownSecrets));
+  process.stderr.write(secrets.scrub(`${prefix}${message}\n`));
   process.exitCode = exitCodeOf(error);
 }
 
-/** Wraps a command action: any error becomes a clear message and the right exit code. */
-export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void>): (...args: A) => Promise<void> {
+/** Wraps a command action: any error becomes a clear message, scrubbed of every secret in `secrets`, and the right exit code. */
+export function action<A extends unknown[]>(
+  secrets: SecretBook,
+  fn: (...args: A) => Promise<number | void>,
+): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       const code = await fn(...args);
       if (typeof code === 'number') process.exitCode = code;
     } catch (error) {
-      reportFatal(error);
+      reportFatal(error, secrets);
     }
   };
 }

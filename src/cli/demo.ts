@@ -2,8 +2,9 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEMO_GAME_NAMES, type DemoGameName } from '../sim/demo-games.js';
 import { defaultSimStatePath } from '../sim/sim-state.js';
 import { action, daemonLogger } from './common.js';
+import type { SecretBook } from '../secret-book.js';
 
-export function registerDemo(program: Command): void {
+export function registerDemo(program: Command, secrets: SecretBook): void {
   program
     .command('demo')
     .description('run porter against a simulated store API and game server on 127.0.0.1: no setup, no network')
@@ -15,7 +16,7 @@ export function registerDemo(program: Command): void {
       '\nExamples:\n  porter demo\n  porter demo --game zomboid\n\nShows purchases being claimed, run over RCON and reported, then a summary of what the store saw.',
     )
     .action(
-      action(async (options: { game: DemoGameName; keepRunning: boolean; joinAfter: number }) => {
+      action(secrets, async (options: { game: DemoGameName; keepRunning: boolean; joinAfter: number }) => {
         const [{ runDemo }, { flushLogger }] = await Promise.all([import('../sim/demo.js'), import('../log.js')]);
         let logger: Awaited<ReturnType<typeof daemonLogger>> | undefined;
         const code = await runDemo({
@@ -24,7 +25,8 @@ export function registerDemo(program: Command): void {
           joinAfterMs: options.joinAfter,
           out: process.stdout,
           statePath: () => defaultSimStatePath(),
-          logger: async (config) => (logger = await daemonLogger(config)),
+          logger: async (config) => (logger = await daemonLogger(config, secrets)),
+          secrets,
         });
         if (logger) await flushLogger(logger);
         return code;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_HISTORY_LIMIT, parseHistoryQuery, selectHistory } from '../delivery/history/history-query.js';
 import { action } from './common.js';
+import type { SecretBook } from '../secret-book.js';
 
 /** EX_USAGE: a flag or a value the command cannot use (docs/design.md#cli-and-exit-codes). */
 
@@ -14,7 +15,7 @@ interface HistoryOptions {
   json?: boolean;
 }
 
-export function registerHistory(program: Command): void {
+export function registerHistory(program: Command, secrets: SecretBook): void {
   program
     .command('history')
     .description("what became of the last deliveries: time, server, command id, outcome, ms, command, the game's answer or why it failed")
@@ -41,7 +42,7 @@ export function registerHistory(program: Command): void {
     )
     // commander's own usage errors (an unknown flag, a missing value) exit 1 by default; here they are usage errors too.
     .action(
-      action(async (options: HistoryOptions) => {
+      action(secrets, async (options: HistoryOptions) => {
         // Flag values first: a mistyped --since is reported before the config is even read.
         const query = parseHistoryQuery(options, Date.now(), (key) => `--${key}`);
         const [{ configPathFrom }, { stateDirOf }, { readHistory }, { historyTable }] = await Promise.all([

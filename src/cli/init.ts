@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { scrubSecrets } from '../scrub.js';
 import { UsageError } from '../errors.js';
-import { action, knownSecretValues, rememberSecret, reportFatal } from './common.js';
+import { action, reportFatal } from './common.js';
+import type { SecretBook } from '../secret-book.js';
 
 function port(value: string): number {
   const number = Number(value);
@@ -9,7 +9,7 @@ function port(value: string): number {
   return number;
 }
 
-export function registerInit(program: Command): void {
+export function registerInit(program: Command, secrets: SecretBook): void {
   program
     .command('init')
     .description('write a working configuration: proves the API token, picks the store server, finds and logs in to the game server')
@@ -46,7 +46,7 @@ export function registerInit(program: Command): void {
       ].join('\n'),
     )
     .action(
-      action(async (options: Parameters<typeof import('../init/init.js').runInit>[0]) => {
+      action(secrets, async (options: Parameters<typeof import('../init/init.js').runInit>[0]) => {
         if (options.unitDir !== undefined && !options.systemd)
           throw new UsageError('--unit-dir goes with --systemd: it says where the unit goes');
         const [{ runInit }, { flagsOnlyPrompter, InitCancelledError, terminalPrompter }, { SettingsChanges }] = await Promise.all([
@@ -55,17 +55,17 @@ export function registerInit(program: Command): void {
           import('../init/settings-change.js'),
         ]);
         const onTerminal = process.stdin.isTTY && process.stdout.isTTY;
-        const scrub = (text: string) => scrubSecrets(text, knownSecretValues());
+        const scrub = secrets.scrub;
         const prompter = onTerminal ? await terminalPrompter(scrub) : flagsOnlyPrompter(process.stdout, scrub);
         const changes = new SettingsChanges();
         // Ctrl-C at a question is the prompt's (raw mode); this is Ctrl-C while init proves a token or a login.
         const interrupted = () => {
-          reportFatal(new InitCancelledError(changes.describe()));
+          reportFatal(new InitCancelledError(changes.describe()), secrets);
           process.exit(130);
         };
         process.once('SIGINT', interrupted);
         try {
-          await runInit(options, { prompter, env: process.env, onSecret: rememberSecret, cwd: process.cwd(), changes });
+          await runInit(options, { prompter, env: process.env, onSecret: (secret) => secrets.add(secret), cwd: process.cwd(), changes });
         } finally {
           process.off('SIGINT', interrupted);
         }

@@ -15,6 +15,7 @@ import { registerRcon } from './rcon.js';
 import { registerRun } from './run.js';
 import { registerSim } from './sim.js';
 import { porterVersion } from '../version.js';
+import { SecretBook } from '../secret-book.js';
 
 const program = new Command()
   .name('porter')
@@ -30,13 +31,16 @@ const program = new Command()
     '\nExit codes: 0 clean stop, 78 configuration or credentials error (do not restart), 64 a flag or command it cannot use, 1 anything else.\nQuick look without a store: porter demo. Rehearse with a simulated store: porter sim',
   );
 
-registerRun(program);
-registerCheck(program);
-registerRcon(program);
-registerPlayers(program);
-registerDemo(program);
-registerSim(program);
-registerInit(program);
-registerHistory(program);
+// Every secret this process learns, from its configuration, its environment or init's answers: no output path prints one.
+const secrets = new SecretBook();
+
+registerRun(program, secrets);
+registerCheck(program, secrets);
+registerRcon(program, secrets);
+registerPlayers(program, secrets);
+registerDemo(program, secrets);
+registerSim(program, secrets);
+registerInit(program, secrets);
+registerHistory(program, secrets);
 
 await program.parseAsync();

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { systemClock } from '../clock.js';
 import { action, loadConfigFor, pickServer, commandLogger } from './common.js';
+import type { SecretBook } from '../secret-book.js';
 
-export function registerPlayers(program: Command): void {
+export function registerPlayers(program: Command, secrets: SecretBook): void {
   program
     .command('players')
     .description('print the online identifiers exactly as porter sends them with a pull, one per line')
@@ -13,10 +14,10 @@ export function registerPlayers(program: Command): void {
       '\nExample:\n  porter players -c config.json\n\nNothing but identifiers is printed on stdout; problems go to stderr.',
     )
     .action(
-      action(async (options: { config?: string; server?: string }) => {
-        const config = await loadConfigFor(options.config);
+      action(secrets, async (options: { config?: string; server?: string }) => {
+        const config = await loadConfigFor(options.config, secrets);
         const server = pickServer(config, options.server);
-        const logger = await commandLogger(config);
+        const logger = await commandLogger(config, secrets);
         const [{ createExecutor }, { playerReader }, { normalizeIdentifiers }, { gameFor }] = await Promise.all([
           import('../protocols/registry.js'),
           import('../players/reader.js'),

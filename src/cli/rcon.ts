@@ -6,8 +6,9 @@ import type { Command } from 'commander';
 import { systemClock } from '../clock.js';
 import { UsageError } from '../errors.js';
 import { action, loadConfigFor, pickServer, commandLogger } from './common.js';
+import type { SecretBook } from '../secret-book.js';
 
-export function registerRcon(program: Command): void {
+export function registerRcon(program: Command, secrets: SecretBook): void {
   program
     .command('rcon')
     .description("send one console command to a server's game server and print its answer")
@@ -19,8 +20,8 @@ export function registerRcon(program: Command): void {
       '\nExample:\n  porter rcon -c config.json list\n  porter rcon -c config.json --server survival give Steve diamond 1',
     )
     .action(
-      action(async (words: string[], options: { config?: string; server?: string }) => {
-        const config = await loadConfigFor(options.config);
+      action(secrets, async (words: string[], options: { config?: string; server?: string }) => {
+        const config = await loadConfigFor(options.config, secrets);
         const server = pickServer(config, options.server);
         if (!hasConsole(server)) {
           // The server named (or the only one) is one porter rcon cannot use: a usage error, like an unknown --server.
@@ -31,7 +32,7 @@ export function registerRcon(program: Command): void {
         }
         const [{ createExecutor }, { gameFor }] = await Promise.all([import('../protocols/registry.js'), import('../games/registry.js')]);
         const executor = createExecutor(server.executor, {
-          logger: await commandLogger(config),
+          logger: await commandLogger(config, secrets),
           clock: systemClock,
           passwordHint: gameFor(server.players).rconPassword,
         });

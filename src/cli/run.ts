@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import type { Config } from '../config/schema.js';
-import { action, daemonLogger, knownSecretValues, loadShardFor, shardFrom } from './common.js';
+import { action, daemonLogger, loadShardFor, shardFrom } from './common.js';
 import { takeEarlyHangup } from './early-hangup.js';
+import type { SecretBook } from '../secret-book.js';
 
-export function registerRun(program: Command): void {
+export function registerRun(program: Command, secrets: SecretBook): void {
   program
     .command('run')
     .description('run the delivery daemon in the foreground (JSON log lines on stdout, pretty on a TTY)')
@@ -17,10 +18,10 @@ export function registerRun(program: Command): void {
       '\nExample:\n  porter run -c /etc/porter/config.json\n\nStops gracefully on SIGTERM/SIGINT: no new pulls, the command in hand is finished and reported.\nSIGHUP reads the config and secret files again (an invalid file is logged and the running config kept).',
     )
     .action(
-      action(async (options: { config?: string; shard?: string }) => {
+      action(secrets, async (options: { config?: string; shard?: string }) => {
         const shard = await shardFrom(options.shard);
-        const config = await loadShardFor(options.config, shard);
-        const logger = await daemonLogger(config);
+        const config = await loadShardFor(options.config, shard, secrets);
+        const logger = await daemonLogger(config, secrets);
         const { shardSummary } = await import('../config/shard.js');
         const sharded = (next: Config) => {
           const summary = shardSummary(next);
@@ -38,8 +39,8 @@ export function registerRun(program: Command): void {
           config,
           logger,
           handleSignals: true,
-          secrets: knownSecretValues,
-          reload: async () => sharded(await loadShardFor(options.config, shard)),
+          secrets,
+          reload: async () => sharded(await loadShardFor(options.config, shard, secrets)),
           reloadAtStart: takeEarlyHangup,
           ...(agonesPort === undefined ? {} : { agonesPort }),
         });

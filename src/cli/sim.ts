@@ -2,10 +2,11 @@ import { Option, type Command } from 'commander';
 import { DEMO_GAME_NAMES, type DemoGameName } from '../sim/demo-games.js';
 import { DEFAULT_SIM_STATE_TEXT, defaultSimStatePath } from '../sim/sim-state.js';
 import { action } from './common.js';
+import type { SecretBook } from '../secret-book.js';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-export function registerSim(program: Command): void {
+export function registerSim(program: Command, secrets: SecretBook): void {
   const sim = program
     .command('sim')
     .description(
@@ -29,7 +30,7 @@ export function registerSim(program: Command): void {
       ].join('\n'),
     )
     .action(
-      action(async (options: { game: DemoGameName; json: boolean; state?: string }) => {
+      action(secrets, async (options: { game: DemoGameName; json: boolean; state?: string }) => {
         const { runSim } = await import('../sim/sim.js');
         const stop = new AbortController();
         const onSignal = () => stop.abort();
@@ -68,7 +69,7 @@ export function registerSim(program: Command): void {
       ].join('\n'),
     )
     .action(
-      action(async (words: string[], options: { player?: string; offline: boolean; state?: string; json: boolean }) => {
+      action(secrets, async (words: string[], options: { player?: string; offline: boolean; state?: string; json: boolean }) => {
         const { buy } = await import('../sim/sim-buy.js');
         const queued = await buy(
           { command: words.join(' '), player: options.player, offline: options.offline || undefined },

@@ -3,16 +3,18 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { TransportDescriptor } from '../protocols/descriptor.js';
 import { transportOf } from '../protocols/descriptors.js';
+import { isHeaderSafe } from '../header-safe.js';
+import { MIN_SCRUB_LENGTH } from '../scrub.js';
 import { ConfigInvalidError } from './errors.js';
 import { configFileWarning, listenWarning } from './exposure.js';
 import { configErrorMap, describeIssues } from './issues.js';
 import { readConfigFile } from './read-file.js';
 import { resolveServer } from './resolve-server.js';
 import { configSchema } from './schema.js';
-import type { Config, ResolvedServer } from './schema.js';
-import { MIN_SCRUBBED_SECRET_LENGTH, resolveSecret } from './secrets.js';
+import type { Config, ParsedConfig, ResolvedServer } from './schema.js';
+import { resolveSecret } from './secrets.js';
 import type { SecretSource } from './secrets.js';
-import { resolveStores } from './stores.js';
+import { resolveStores, type ResolveSecret } from './stores.js';
 import { webhookSecretProblem } from './webhook-secret.js';
 
 /** `-c FILE` wins over `PORTER_CONFIG`; there is no implicit default file, so porter never runs a config by surprise. */
@@ -61,66 +63,19 @@ export async function parseConfig(
     const found = await resolveSecret(source, baseDir, env);
     problems.push(...found.problems);
     warnings.push(...found.warnings);
-    if (found.value !== undefined && found.value.length < MIN_SCRUBBED_SECRET_LENGTH) {
+    // Shorter secrets are not scrubbed from free text (see scrub.ts), so the loader warns about them.
+    if (found.value !== undefined && found.value.length < MIN_SCRUB_LENGTH) {
       warnings.push(
-        `${source.key}${from(source.key, found.origin)} is shorter than ${MIN_SCRUBBED_SECRET_LENGTH} characters: porter redacts it from known keys but cannot scrub it from free text in logs; use a longer secret`,
+        `${source.key}${from(source.key, found.origin)} is shorter than ${MIN_SCRUB_LENGTH} characters: porter redacts it from known keys but cannot scrub it from free text in logs; use a longer secret`,
       );
     }
     return found;
   };
 
   const { token: inlineToken, tokenFile, webhookSecret: inlineWebhookSecret, webhookSecretFile, ...api } = parsed.api;
-  const {
-    value: token,
-    origin: tokenOrigin,
-    path: tokenPath,
-  } = await secret({
-    key: 'api.token',
-    fileKey: 'api.tokenFile',
-    envName: 'PORTER_API_TOKEN',
-    credentialName: 'porter-api-token',
-    inline: inlineToken,
-    file: tokenFile,
-  });
-  if (token !== undefined) {
-    // It goes into an HTTP header; a stray newline would make every request fail obscurely.
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
-    if (/[\s\u0000-\u001f\u007f]/.test(token)) {
-      problems.push(
-        `api.token${from('api.token', tokenOrigin)} contains whitespace or control characters: copy the token again without spaces or line breaks`,
-      );
-    } else if (!token.startsWith('gci_')) {
-      warnings.push(
-        `api.token${from('api.token', tokenOrigin)} does not start with "gci_" like the store's API tokens do: check that it is the token from Integrations > API`,
-      );
-    }
-  }
-
-  let webhookSecret: string | undefined;
-  // Without a listener the secret is not needed; when one is given all the same it is still read, so a broken file is found now.
-  if (parsed.webhook !== undefined || inlineWebhookSecret !== undefined || webhookSecretFile !== undefined) {
-    const found = await secret({
-      key: 'api.webhookSecret',
-      fileKey: 'api.webhookSecretFile',
-      envName: 'PORTER_WEBHOOK_SECRET',
-      credentialName: 'porter-webhook-secret',
-      inline: inlineWebhookSecret,
-      file: webhookSecretFile,
-      // With a named store's secret the listener has something to verify; /webhook then answers 404.
-      optional: Object.values(parsed.stores ?? {}).some(
-        (store) => store.webhookSecret !== undefined || store.webhookSecretFile !== undefined,
-      ),
-    });
-    const problem =
-      found.value === undefined
-        ? undefined
-        : webhookSecretProblem(found.value, `api.webhookSecret${from('api.webhookSecret', found.origin)}`);
-    if (problem !== undefined) problems.push(problem);
-    else webhookSecret = found.value;
-    if (parsed.webhook === undefined && found.value !== undefined) {
-      warnings.push('api.webhookSecret is set but webhook.listen is not: porter receives no webhook events; add a "webhook" section');
-    }
-  }
+  const findings = { problems, warnings, secret };
+  const { token, tokenPath } = await readApiToken(inlineToken, tokenFile, findings);
+  const webhookSecret = await readApiWebhookSecret(parsed, inlineWebhookSecret, webhookSecretFile, findings);
 
   const servers: ResolvedServer[] = [];
   for (const [index, server] of parsed.servers.entries()) {
@@ -164,6 +119,78 @@ export async function parseConfig(
     stateDir: isAbsolute(parsed.stateDir) ? parsed.stateDir : resolve(baseDir, parsed.stateDir),
     ...(parsed.webhook && { webhook: withAbsoluteTls(parsed.webhook, baseDir) }),
   };
+}
+
+/** What reading the secrets found: problems (the config is refused), warnings, and the reader that collects both. */
+interface Findings {
+  readonly problems: string[];
+  readonly warnings: string[];
+  readonly secret: ResolveSecret;
+}
+
+/** `api.token` from wherever it is set, checked as an HTTP header carries it. */
+async function readApiToken(
+  inline: string | undefined,
+  file: string | undefined,
+  { problems, warnings, secret }: Findings,
+): Promise<{ token: string | undefined; tokenPath: string | undefined }> {
+  const {
+    value: token,
+    origin: tokenOrigin,
+    path: tokenPath,
+  } = await secret({
+    key: 'api.token',
+    fileKey: 'api.tokenFile',
+    envName: 'PORTER_API_TOKEN',
+    credentialName: 'porter-api-token',
+    inline,
+    file,
+  });
+  if (token !== undefined) {
+    // It goes into an HTTP header; a stray newline would make every request fail obscurely.
+    if (!isHeaderSafe(token)) {
+      problems.push(
+        `api.token${from('api.token', tokenOrigin)} contains whitespace or control characters (or characters beyond ASCII): copy the token again without spaces or line breaks`,
+      );
+    } else if (!token.startsWith('gci_')) {
+      warnings.push(
+        `api.token${from('api.token', tokenOrigin)} does not start with "gci_" like the store's API tokens do: check that it is the token from Integrations > API`,
+      );
+    }
+  }
+  return { token, tokenPath };
+}
+
+/** `api.webhookSecret`, read when a listener is configured or the secret is given all the same. */
+async function readApiWebhookSecret(
+  parsed: ParsedConfig,
+  inline: string | undefined,
+  file: string | undefined,
+  { problems, warnings, secret }: Findings,
+): Promise<string | undefined> {
+  // Without a listener the secret is not needed; when one is given all the same it is still read, so a broken file is found now.
+  if (parsed.webhook === undefined && inline === undefined && file === undefined) return undefined;
+  const found = await secret({
+    key: 'api.webhookSecret',
+    fileKey: 'api.webhookSecretFile',
+    envName: 'PORTER_WEBHOOK_SECRET',
+    credentialName: 'porter-webhook-secret',
+    inline,
+    file,
+    // With a named store's secret the listener has something to verify; /webhook then answers 404.
+    optional: Object.values(parsed.stores ?? {}).some(
+      (store) => store.webhookSecret !== undefined || store.webhookSecretFile !== undefined,
+    ),
+  });
+  const problem =
+    found.value === undefined
+      ? undefined
+      : webhookSecretProblem(found.value, `api.webhookSecret${from('api.webhookSecret', found.origin)}`);
+  if (problem !== undefined) problems.push(problem);
+  if (parsed.webhook === undefined && found.value !== undefined) {
+    warnings.push('api.webhookSecret is set but webhook.listen is not: porter receives no webhook events; add a "webhook" section');
+  }
+  return problem === undefined ? found.value : undefined;
 }
 
 /** The certificate and key paths, relative to the config file's folder like every other path. */

@@ -1,5 +1,6 @@
 import { open, readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
+import { isHeaderSafe } from '../header-safe.js';
 import type { Config } from './schema.js';
 import { describeFsError } from './read-file.js';
 import { secretFileWarning } from './exposure.js';
@@ -36,9 +37,6 @@ export interface SecretResult {
   readonly problems: string[];
   readonly warnings: string[];
 }
-
-/** Shorter secrets are not scrubbed from free text (see log.ts), so the loader warns about them. */
-export const MIN_SCRUBBED_SECRET_LENGTH = 4;
 
 const CREDENTIALS_VARIABLE = /^\$(?:\{CREDENTIALS_DIRECTORY\}|CREDENTIALS_DIRECTORY)(?=\/|$)/;
 
@@ -174,10 +172,9 @@ export function configSecrets(config: Config): string[] {
 
 /**
  * The secret in `path` as it reads now, for a token rotated on disk while porter runs; undefined
- * when the file is unreadable, empty or holds whitespace (a half-written file is not a token).
+ * when the file is unreadable, empty or holds what an HTTP header cannot carry (a half-written file is not a token).
  */
 export async function readSecretAgain(path: string): Promise<string | undefined> {
   const read = await readSecretFile(path);
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
-  return read.value !== undefined && !/[\s\u0000-\u001f\u007f]/.test(read.value) ? read.value : undefined;
+  return read.value !== undefined && isHeaderSafe(read.value) ? read.value : undefined;
 }

@@ -7,13 +7,16 @@ import { DeliveryHistory } from '../delivery/history/history.js';
 import { lockStateDir } from '../delivery/state/state-lock.js';
 import { exitCodeOf, isConfigurationError } from '../errors.js';
 import { configSecrets } from '../config/secrets.js';
-import { scrubberFor } from '../scrub.js';
+import type { AgonesWiring } from '../agones/wiring.js';
+import type { HealthWiring } from '../health/wire.js';
+import { ReloadQueue } from '../reload-queue.js';
+import { SecretBook } from '../secret-book.js';
 import { Fleet } from './fleet.js';
 import { guardOpenFiles, openFileLimit } from '../net/open-files.js';
 import { openFilesWarning } from './open-files-need.js';
 import { describePlan, effectiveConfig, planReload } from './reload-plan.js';
 import { onReloadSignal, onStopSignals } from './signals.js';
-import { webhookWiring } from './webhook-wiring.js';
+import { webhookWiring, type WebhookWiring } from './webhook-wiring.js';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -23,8 +26,11 @@ export interface DaemonOptions {
   readonly stopSignal?: AbortSignal;
   /** Install SIGTERM/SIGINT (stop) and SIGHUP (reload) handlers (the CLI does; embedders may not want to). */
   readonly handleSignals?: boolean;
-  /** Every secret value, so the health endpoint can keep them out of the error texts it shows. */
-  readonly secrets?: () => readonly string[];
+  /**
+   * The process's book of secrets (the CLI's, which also scrubs its log); the daemon adds those of
+   * every configuration it runs, and the API clients every token they read again. Default: a new book.
+   */
+  readonly secrets?: SecretBook;
   /**
    * Loads the configuration again (SIGHUP). Rejects with a ConfigError when the files are
    * invalid; porter then keeps running as it was. Without it a SIGHUP is logged and ignored.
@@ -45,145 +51,107 @@ export interface DaemonOptions {
  * 78 on a configuration or credential error, 1 otherwise.
  */
 export async function runDaemon(options: DaemonOptions): Promise<number> {
-  const { logger } = options;
-  let config = options.config;
-  const clock = options.clock ?? systemClock;
-  const unlock = await lockStateDir(config.stateDir, { logger });
-  const journal = new Journal(config.stateDir, { now: () => clock.now() });
+  const daemon = await Daemon.open(options);
+  const removeStopHandlers = options.handleSignals ? onStopSignals(daemon.requestStop) : () => {};
+  const removeReloadHandler = options.handleSignals ? onReloadSignal(daemon.requestReload) : () => {};
+  if (options.reloadAtStart?.()) daemon.requestReload();
+  options.stopSignal?.addEventListener('abort', daemon.requestStop, { once: true });
+  try {
+    await daemon.serve();
+  } catch (error) {
+    daemon.fail(error);
+  } finally {
+    removeStopHandlers();
+    removeReloadHandler();
+    await daemon.close();
+  }
+  return daemon.stopped();
+}
+
+/** One running daemon: its parts, how it stops and with which exit code, and how a reload is applied. */
+class Daemon {
+  readonly #options: DaemonOptions;
+  readonly #logger: Logger;
+  readonly #clock: Clock;
+  readonly #unlock: () => void;
+  readonly #journal: Journal;
   // Every secret of every configuration this daemon has run, whoever started it, plus any the caller knows besides.
-  const ownSecrets = new Set(configSecrets(config));
-  const scrub = scrubberFor(() => [...ownSecrets, ...(options.secrets?.() ?? [])]);
-  const history = new DeliveryHistory({ stateDir: config.stateDir, maxBytes: config.history.maxBytes, scrub, clock, logger });
-  // prom-client is loaded only when the endpoint is configured.
-  const health = config.health
-    ? (await import('../health/wire.js')).healthWiring(config, { logger, clock, ...(options.secrets ? { secrets: options.secrets } : {}) })
-    : undefined;
-  const observer = health?.daemonOptions.observer;
-  const agones =
-    options.agonesPort === undefined
-      ? undefined
-      : (await import('../agones/wiring.js')).startAgones({ port: options.agonesPort, clock, logger, onShutdown: () => requestStop() });
-  const fleet = new Fleet(config, {
-    journal,
-    history,
-    clock,
-    logger,
-    scrub,
-    ...(observer ? { observer } : {}),
-    ...(agones ? { gate: agones.gate } : {}),
-    onFatal,
-    onStoreRefused,
-  });
-  const webhook = webhookWiring(config, {
-    logger,
-    clock,
-    wake: (store) => fleet.wakeStore(store),
-    ...(health && { onOutcome: health.webhookEvent }),
-  });
+  readonly #secrets: SecretBook;
+  readonly #history: DeliveryHistory;
+  readonly #stop = new AbortController();
+  readonly #reloads: ReloadQueue;
+  #config: Config;
+  #exitCode = 0;
+  #fleet!: Fleet;
+  #health: HealthWiring | undefined;
+  #agones: AgonesWiring | undefined;
+  #webhook: WebhookWiring | undefined;
 
-  const stop = new AbortController();
-  let exitCode = 0;
-  // Reloads queue behind the start: a SIGHUP while porter starts is applied once it runs.
-  let started = () => {};
-  let reloading = new Promise<void>((resolve) => (started = resolve));
-  let reloadAgain = false;
-  const removeStopHandlers = options.handleSignals ? onStopSignals(requestStop) : () => {};
-  const removeReloadHandler = options.handleSignals ? onReloadSignal(requestReload) : () => {};
-  if (options.reloadAtStart?.()) requestReload();
-  options.stopSignal?.addEventListener('abort', requestStop, { once: true });
-
-  function requestStop(): void {
-    if (stop.signal.aborted) {
-      logger.warn('second stop signal: giving up on the command in hand (it stays journaled)');
-      fleet.abandon();
-      return;
-    }
-    logger.info({ drainMs: config.shutdown.drainMs }, 'stopping: no new pulls; finishing the command in hand');
-    stop.abort();
-    fleet.requestStop(config.shutdown.drainMs);
+  static async open(options: DaemonOptions): Promise<Daemon> {
+    const daemon = new Daemon(options, await lockStateDir(options.config.stateDir, { logger: options.logger }));
+    await daemon.#wire();
+    return daemon;
   }
 
-  /** A loop's fatal error stops porter; when a reload started that server and others run, only that server. */
-  function onFatal(error: unknown, server: ResolvedServer, fromReload: boolean): void {
-    if (fromReload && isConfigurationError(error) && fleet.size > 1) {
-      logger.error(
-        { err: error, server: serverLabel(server) },
-        'this server stopped: fix its settings and reload (systemctl reload porter, or kill -HUP); the other servers go on',
-      );
-      return;
-    }
-    exitCode = Math.max(exitCode, exitCodeOf(error));
-    logger.error({ err: error, server: serverLabel(server) }, fatalMessage(error));
-    requestStop();
-  }
-
-  /** A store's token was refused and its servers stop; when no store is left to deliver for, porter stops with 78. */
-  function onStoreRefused(error: unknown, _store: unknown, everyServer: boolean): void {
-    if (!everyServer) return;
-    exitCode = Math.max(exitCode, exitCodeOf(error));
-    logger.error(
-      {
-        stores: fleet
-          .stores()
-          .filter((store) => store.refused)
-          .map((store) => store.name),
-      },
-      fatalMessage(error),
+  private constructor(options: DaemonOptions, unlock: () => void) {
+    const { config, logger } = options;
+    const clock = options.clock ?? systemClock;
+    this.#options = options;
+    this.#logger = logger;
+    this.#clock = clock;
+    this.#config = config;
+    this.#unlock = unlock;
+    this.#journal = new Journal(config.stateDir, { now: () => clock.now() });
+    this.#secrets = options.secrets ?? new SecretBook();
+    this.#secrets.add(...configSecrets(config));
+    const scrub = this.#secrets.scrub;
+    this.#history = new DeliveryHistory({ stateDir: config.stateDir, maxBytes: config.history.maxBytes, scrub, clock, logger });
+    this.#reloads = new ReloadQueue(
+      () =>
+        this.#reload().catch((error: unknown) => {
+          logger.error(
+            { err: error },
+            'configuration reload failed part way: servers not restarted yet stay stopped until the next reload',
+          );
+        }),
+      () => this.#stop.signal.aborted,
     );
-    // Already stopping (SIGTERM came first): a second requestStop would abandon the command in hand.
-    if (!stop.signal.aborted) requestStop();
   }
 
-  function requestReload(): void {
-    if (stop.signal.aborted) return;
-    if (!options.reload) {
-      logger.warn('SIGHUP: this porter has no configuration file to read again; nothing changed');
-      return;
-    }
-    reloadAgain = true;
-    reloading = reloading.then(async () => {
-      // Signals that arrive while one reload runs make one more, not one each.
-      if (!reloadAgain || stop.signal.aborted) return;
-      reloadAgain = false;
-      await reload().catch((error: unknown) => {
-        logger.error({ err: error }, 'configuration reload failed part way: servers not restarted yet stay stopped until the next reload');
-      });
+  async #wire(): Promise<void> {
+    const config = this.#config;
+    const [logger, clock, secrets] = [this.#logger, this.#clock, this.#secrets];
+    // prom-client is loaded only when the endpoint is configured.
+    this.#health = config.health ? (await import('../health/wire.js')).healthWiring(config, { logger, clock, secrets }) : undefined;
+    const { agonesPort } = this.#options;
+    this.#agones =
+      agonesPort === undefined
+        ? undefined
+        : (await import('../agones/wiring.js')).startAgones({ port: agonesPort, clock, logger, onShutdown: () => this.requestStop() });
+    const observer = this.#health?.daemonOptions.observer;
+    const fleet = new Fleet(config, {
+      journal: this.#journal,
+      history: this.#history,
+      clock,
+      logger,
+      secrets,
+      ...(observer ? { observer } : {}),
+      ...(this.#agones ? { gate: this.#agones.gate } : {}),
+      onFatal: (error, server, fromReload) => this.#onFatal(error, server, fromReload),
+      onStoreRefused: (error, _store, everyServer) => this.#onStoreRefused(error, everyServer),
+    });
+    this.#fleet = fleet;
+    this.#webhook = webhookWiring(config, {
+      logger,
+      clock,
+      wake: (store) => fleet.wakeStore(store),
+      ...(this.#health && { onOutcome: this.#health.webhookEvent }),
     });
   }
 
-  async function reload(): Promise<void> {
-    // Whether or not the configuration loads: a renewed certificate is what a SIGHUP often means.
-    await webhook?.reloadTls();
-    let next: Config;
-    try {
-      next = await options.reload!();
-    } catch (error) {
-      logger.error(
-        { err: (error as Error).message },
-        'configuration not reloaded: the new files are invalid; porter goes on with the running configuration',
-      );
-      return;
-    }
-    const plan = planReload(config, next);
-    if (plan.rejected !== undefined) {
-      logger.error(`configuration not reloaded: ${plan.rejected}`);
-      return;
-    }
-    for (const secret of configSecrets(next)) ownSecrets.add(secret);
-    for (const warning of next.warnings ?? []) logger.warn(warning);
-    for (const setting of plan.deferred) logger.warn(`configuration reloaded, but ${setting} changes only when porter restarts`);
-    const running = config;
-    const applied = await fleet.apply(plan, effectiveConfig(config, next), stop.signal);
-    config = applied.config;
-    webhook?.useConfig(config);
-    warnAboutOrphans(journal, config, logger);
-    logger.info(
-      { servers: fleet.parts.map((parts) => serverLabel(parts.server)), refused: applied.refused },
-      `configuration reloaded: ${describePlan(plan, running)}`,
-    );
-  }
-
-  try {
+  /** Starts every server, then waits for the stop and drains. */
+  async serve(): Promise<void> {
+    const [config, logger, fleet, journal] = [this.#config, this.#logger, this.#fleet, this.#journal];
     warnAboutOrphans(journal, config, logger);
     const openFiles = openFilesWarning(config, openFileLimit());
     if (openFiles) {
@@ -193,7 +161,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     }
     const initial = fleet.assemble();
     // Before any claim: a health port already in use must stop porter while it holds nothing.
-    await health?.daemonOptions.onStarted({
+    await this.#health?.daemonOptions.onStarted({
       get servers() {
         return fleet.parts;
       },
@@ -201,43 +169,131 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
         return fleet.stores();
       },
       journal,
-      history,
+      history: this.#history,
     });
-    await webhook?.start();
+    await this.#webhook?.start();
     // A wrong password at start stops porter before anything is claimed (exit 78).
     await Promise.all(initial.map((runner) => runner.connect()));
     logger.info({ servers: initial.map((r) => serverLabel(r.parts.server)), stateDir: config.stateDir }, 'porter started');
-    for (const runner of initial) if (!stop.signal.aborted) fleet.start(runner, false);
-    started();
+    for (const runner of initial) if (!this.#stop.signal.aborted) fleet.start(runner, false);
+    this.#reloads.open();
     // A porter with no server to run (a shard that holds none) waits for a reload or a stop all
     // the same: signal handlers alone do not keep Node's event loop alive.
     const keepAlive = setInterval(() => {}, MAX_TIMER_MS);
-    await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+    await new Promise<void>((resolve) => this.#stop.signal.addEventListener('abort', () => resolve(), { once: true }));
     clearInterval(keepAlive);
-    await reloading;
-    await fleet.stop(config.shutdown.drainMs);
-  } catch (error) {
-    exitCode = Math.max(exitCode, exitCodeOf(error));
-    logger.error({ err: error }, fatalMessage(error));
-  } finally {
-    removeStopHandlers();
-    removeReloadHandler();
-    stop.abort();
-    await Promise.allSettled([fleet.stop(0), health?.close(), agones?.close(), webhook?.close()]);
-    await history.close();
+    await this.#reloads.idle();
+    await fleet.stop(this.#config.shutdown.drainMs);
+  }
+
+  readonly requestStop = (): void => {
+    if (this.#stop.signal.aborted) {
+      this.#logger.warn('second stop signal: giving up on the command in hand (it stays journaled)');
+      this.#fleet.abandon();
+      return;
+    }
+    this.#logger.info({ drainMs: this.#config.shutdown.drainMs }, 'stopping: no new pulls; finishing the command in hand');
+    this.#stop.abort();
+    this.#fleet.requestStop(this.#config.shutdown.drainMs);
+  };
+
+  readonly requestReload = (): void => {
+    if (this.#stop.signal.aborted) return;
+    if (!this.#options.reload) {
+      this.#logger.warn('SIGHUP: this porter has no configuration file to read again; nothing changed');
+      return;
+    }
+    this.#reloads.request();
+  };
+
+  /** An error that ended serve(): logged, and its exit code kept. */
+  fail(error: unknown): void {
+    this.#exitCode = Math.max(this.#exitCode, exitCodeOf(error));
+    this.#logger.error({ err: error }, fatalMessage(error));
+  }
+
+  /** A loop's fatal error stops porter; when a reload started that server and others run, only that server. */
+  #onFatal(error: unknown, server: ResolvedServer, fromReload: boolean): void {
+    if (fromReload && isConfigurationError(error) && this.#fleet.size > 1) {
+      this.#logger.error(
+        { err: error, server: serverLabel(server) },
+        'this server stopped: fix its settings and reload (systemctl reload porter, or kill -HUP); the other servers go on',
+      );
+      return;
+    }
+    this.#exitCode = Math.max(this.#exitCode, exitCodeOf(error));
+    this.#logger.error({ err: error, server: serverLabel(server) }, fatalMessage(error));
+    this.requestStop();
+  }
+
+  /** A store's token was refused and its servers stop; when no store is left to deliver for, porter stops with 78. */
+  #onStoreRefused(error: unknown, everyServer: boolean): void {
+    if (!everyServer) return;
+    this.#exitCode = Math.max(this.#exitCode, exitCodeOf(error));
+    const stores = this.#fleet
+      .stores()
+      .filter((store) => store.refused)
+      .map((store) => store.name);
+    this.#logger.error({ stores }, fatalMessage(error));
+    // Already stopping (SIGTERM came first): a second requestStop would abandon the command in hand.
+    if (!this.#stop.signal.aborted) this.requestStop();
+  }
+
+  async #reload(): Promise<void> {
+    const logger = this.#logger;
+    // Whether or not the configuration loads: a renewed certificate is what a SIGHUP often means.
+    await this.#webhook?.reloadTls();
+    let next: Config;
     try {
-      journal.flush();
+      next = await this.#options.reload!();
     } catch (error) {
-      logger.warn(
+      logger.error(
+        { err: (error as Error).message },
+        'configuration not reloaded: the new files are invalid; porter goes on with the running configuration',
+      );
+      return;
+    }
+    const running = this.#config;
+    const plan = planReload(running, next);
+    if (plan.rejected !== undefined) {
+      logger.error(`configuration not reloaded: ${plan.rejected}`);
+      return;
+    }
+    this.#secrets.add(...configSecrets(next));
+    for (const warning of next.warnings ?? []) logger.warn(warning);
+    for (const setting of plan.deferred) logger.warn(`configuration reloaded, but ${setting} changes only when porter restarts`);
+    const applied = await this.#fleet.apply(plan, effectiveConfig(running, next), this.#stop.signal);
+    this.#config = applied.config;
+    this.#webhook?.useConfig(applied.config);
+    warnAboutOrphans(this.#journal, applied.config, logger);
+    logger.info(
+      { servers: this.#fleet.parts.map((parts) => serverLabel(parts.server)), refused: applied.refused },
+      `configuration reloaded: ${describePlan(plan, running)}`,
+    );
+  }
+
+  /** Stops whatever still runs and lets go of the state directory; never rejects. */
+  async close(): Promise<void> {
+    this.#stop.abort();
+    await Promise.allSettled([this.#fleet.stop(0), this.#health?.close(), this.#agones?.close(), this.#webhook?.close()]);
+    await this.#history.close();
+    try {
+      this.#journal.flush();
+    } catch (error) {
+      this.#logger.warn(
         { err: error },
         'could not write the last settled reports to the journal: they will be reported again, harmlessly, on the next start',
       );
     }
-    journal.close();
-    unlock();
+    this.#journal.close();
+    this.#unlock();
   }
-  logger.info({ exitCode, unreported: journal.pending().length }, 'porter stopped');
-  return exitCode;
+
+  /** Says so, with the exit code. */
+  stopped(): number {
+    this.#logger.info({ exitCode: this.#exitCode, unreported: this.#journal.pending().length }, 'porter stopped');
+    return this.#exitCode;
+  }
 }
 
 function warnAboutOrphans(journal: Journal, config: Config, logger: Logger): void {

@@ -9,9 +9,12 @@ import type { ReloadPlan } from './reload-plan.js';
 import { ServerRunner } from './server-runner.js';
 import { isTokenRefused, storeApi, StoreClients, storeLabel, tokenKeys, type StoreKey } from './stores.js';
 import type { StoreStatus } from '../health/source.js';
+import type { SecretBook } from '../secret-book.js';
 
 /** What every server's loop shares (the journal, the history, the clock…), and what the fleet reports to. */
-export interface FleetDeps extends Pick<SharedParts, 'journal' | 'clock' | 'logger' | 'scrub' | 'observer' | 'history' | 'gate'> {
+export interface FleetDeps extends Pick<SharedParts, 'journal' | 'clock' | 'logger' | 'observer' | 'history' | 'gate'> {
+  /** Every secret porter knows; history records and fail reasons are scrubbed with it, and the API clients add rotated tokens to it. */
+  readonly secrets: SecretBook;
   /** A server's loop ended on a fatal error; `fromReload` when a reload started it. */
   readonly onFatal: (error: unknown, server: ResolvedServer, fromReload: boolean) => void;
   /**
@@ -45,7 +48,7 @@ export class Fleet {
   constructor(config: Config, deps: FleetDeps) {
     this.#config = config;
     this.#deps = deps;
-    this.#clients = new StoreClients(deps.logger);
+    this.#clients = new StoreClients(deps.logger, deps.secrets);
   }
 
   get parts(): ServerParts[] {
@@ -64,7 +67,7 @@ export class Fleet {
   }
 
   #build(server: ResolvedServer): ServerRunner {
-    const { journal, history, clock, logger, scrub, observer, gate } = this.#deps;
+    const { journal, history, clock, logger, secrets, observer, gate } = this.#deps;
     const key = keyOf(server);
     const client = this.#clients.clientFor(this.#config, server.store);
     let budget = this.#budgets.get(key);
@@ -78,7 +81,7 @@ export class Fleet {
       journal,
       clock,
       logger,
-      scrub,
+      scrub: secrets.scrub,
       ...(observer ? { observer } : {}),
       ...(history ? { history } : {}),
       ...(gate ? { gate } : {}),

@@ -4,6 +4,7 @@ import { createApiClient, createApiPool, type ApiClient } from '../api/client.js
 import { InvalidTokenError, ScopeMissingError } from '../api/errors.js';
 import { parseBaseUrl } from '../api/routes.js';
 import { DEFAULT_STORE_LABEL, type Config, type StoreApi } from '../config/schema.js';
+import type { SecretBook } from '../secret-book.js';
 
 /**
  * Many stores in one process (docs/design.md#many-stores). A store is `undefined` for the default
@@ -53,9 +54,11 @@ export class StoreClients {
   /** Every client not yet closed, with its store and origin. */
   readonly #clients = new Map<ApiClient, { readonly store: StoreKey; readonly origin: string }>();
   readonly #pools = new Map<string, Dispatcher>();
+  readonly #secrets: SecretBook;
 
-  constructor(logger: Logger) {
+  constructor(logger: Logger, secrets: SecretBook) {
     this.#logger = logger;
+    this.#secrets = secrets;
   }
 
   /** The client a server of `store` starts with now. */
@@ -66,7 +69,7 @@ export class StoreClients {
     const { origin } = parseBaseUrl(api.baseUrl);
     let pool = this.#pools.get(origin);
     if (!pool) this.#pools.set(origin, (pool = createApiPool(origin, shortestDeadline(config, origin))));
-    const client = createApiClient(api, { logger: this.#logger, pool });
+    const client = createApiClient(api, { logger: this.#logger, pool, secrets: this.#secrets });
     this.#current.set(store, client);
     this.#clients.set(client, { store, origin });
     return client;

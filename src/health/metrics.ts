@@ -45,21 +45,59 @@ const MISNAMED_DEFAULT_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_r
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-export function createMetrics(options: MetricsOptions): PorterMetrics {
-  const registry = new Registry();
-  const labels = new Map<string, string>((options.servers ?? []).map((s) => [s.id, serverLabel(s)]));
-  let source: HealthSource | undefined;
-  // A server added by a reload is in the daemon's list but was not when the labels were taken.
-  const labelOf = (serverId: string) => {
-    const known = labels.get(serverId);
-    if (known !== undefined) return known;
-    const added = source?.servers.find((part) => part.server.id === serverId)?.server;
-    if (added) labels.set(serverId, serverLabel(added));
-    return added ? serverLabel(added) : serverId;
-  };
-  let policy: HealthPolicy | undefined;
-  const registers = [registry];
+/** What the scrape-time metrics read: the running daemon and the health policy, once attached. */
+interface Scrape {
+  source?: HealthSource;
+  policy?: HealthPolicy;
+}
 
+type Sample = readonly [labels: Record<string, string>, value: number];
+
+interface ScrapedSpec {
+  readonly name: string;
+  readonly help: string;
+  readonly labelNames?: readonly string[];
+  /** The values now; called only once a daemon is attached. */
+  readonly samples: (source: HealthSource, policy: HealthPolicy | undefined) => Iterable<Sample>;
+  /** Forget the values of the last scrape first (a server gone after a reload); default true. */
+  readonly reset?: boolean;
+}
+
+/**
+ * A metric read from the daemon at scrape time: a gauge, or a counter for a count that only grows
+ * (the API client's). One definition for every such metric, whatever its labels.
+ */
+function scraped(kind: 'gauge' | 'counter', scrape: Scrape, registers: Registry[], spec: ScrapedSpec): void {
+  const { name, help, labelNames = [], samples, reset = true } = spec;
+  function collect(this: Gauge | Counter): void {
+    if (reset) this.reset();
+    if (!scrape.source) return;
+    for (const [labels, value] of samples(scrape.source, scrape.policy)) {
+      if (this instanceof Gauge) this.set(labels, value);
+      else this.inc(labels, value);
+    }
+  }
+  if (kind === 'gauge') new Gauge({ name, help, labelNames, registers, collect });
+  else new Counter({ name, help, labelNames, registers, collect });
+}
+
+const perServer = (part: HealthServerPart) => ({ server: serverLabel(part.server) });
+
+/** One value per server, read from its parts. */
+function eachServer(value: (part: HealthServerPart, from: HealthSource) => number): ScrapedSpec['samples'] {
+  return (source) => source.servers.map((part) => [perServer(part), value(part, source)] as const);
+}
+
+/** One value per server and key of a record its parts give (a route's budget, a result's count). */
+function eachServerAnd(label: string, values: (part: HealthServerPart) => Record<string, number>): ScrapedSpec['samples'] {
+  return (source) =>
+    source.servers.flatMap((part) =>
+      Object.entries(values(part)).map(([key, value]) => [{ ...perServer(part), [label]: key }, value] as const),
+    );
+}
+
+/** Counted as they happen, from the DeliveryObserver: every event matters. */
+function deliveryMetrics(registers: Registry[], clock: Clock, labelOf: (serverId: string) => string): DeliveryObserver {
   const deliveries = new Counter({
     name: 'porter_deliveries_total',
     help: 'Commands settled (run and reported), by server and outcome (done / failed).',
@@ -79,162 +117,133 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
     labelNames: ['server'] as const,
     registers,
   });
+  return {
+    onDelivery(event) {
+      const server = labelOf(event.serverId);
+      deliveries.inc({ server, outcome: event.result });
+      duration.observe({ server, outcome: event.result }, event.ms / 1000);
+      if (event.result === 'done') lastSuccess.set({ server }, clock.now() / 1000);
+    },
+  };
+}
 
-  // One value per configured server (or per server and route), read from the parts at scrape time.
-  const perServer = (part: HealthServerPart) => ({ server: serverLabel(part.server) });
-  const serverGauge = (name: string, help: string, value: (part: HealthServerPart, from: HealthSource) => number) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['server'] as const,
-      registers,
-      collect() {
-        this.reset();
-        if (source) for (const part of source.servers) this.set(perServer(part), value(part, source));
-      },
-    });
-  const serverCounter = (name: string, help: string, value: (part: HealthServerPart) => number) =>
-    new Counter({
-      name,
-      help,
-      labelNames: ['server'] as const,
-      registers,
-      collect() {
-        this.reset();
-        for (const part of source?.servers ?? []) this.inc(perServer(part), value(part));
-      },
-    });
-  const routeGauge = (name: string, help: string, value: (snapshot: RouteBudgetSnapshot) => number) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['server', 'route'] as const,
-      registers,
-      collect() {
-        this.reset();
-        for (const part of source?.servers ?? []) {
-          for (const [route, snapshot] of Object.entries(part.api.stats().budget)) this.set({ ...perServer(part), route }, value(snapshot));
-        }
-      },
-    });
-
-  // The API client's counters only grow, so they are exposed as counters.
-  const resultCounter = (name: string, help: string, counts: (part: HealthServerPart) => Record<string, number>) =>
-    new Counter({
-      name,
-      help,
-      labelNames: ['server', 'result'] as const,
-      registers,
-      collect() {
-        this.reset();
-        for (const part of source?.servers ?? []) {
-          for (const [result, count] of Object.entries(counts(part))) this.inc({ ...perServer(part), result }, count);
-        }
-      },
-    });
-
-  resultCounter(
-    'porter_pulls_total',
-    'Pull calls by result: claimed, empty (nothing due), busy (204 while a lost claim may be PROCESSING), unusable (a claim porter cannot report), error.',
-    (part) => {
+/** What each server's API client counted, and where its budget stands. */
+function apiMetrics(scrape: Scrape, registers: Registry[]): void {
+  scraped('counter', scrape, registers, {
+    name: 'porter_pulls_total',
+    help: 'Pull calls by result: claimed, empty (nothing due), busy (204 while a lost claim may be PROCESSING), unusable (a claim porter cannot report), error.',
+    labelNames: ['server', 'result'],
+    samples: eachServerAnd('result', (part) => {
       const { claimed, empty, busy204, unusable, error } = part.api.stats().pulls;
       return { claimed, empty, busy: busy204, unusable, error };
-    },
-  );
-  resultCounter(
-    'porter_reports_total',
-    'done/fail calls by result: accepted, already_settled (404/409), refused (a 4xx for good: given up), error.',
-    (part) => {
+    }),
+  });
+  scraped('counter', scrape, registers, {
+    name: 'porter_reports_total',
+    help: 'done/fail calls by result: accepted, already_settled (404/409), refused (a 4xx for good: given up), error.',
+    labelNames: ['server', 'result'],
+    samples: eachServerAnd('result', (part) => {
       const { accepted, alreadySettled, refused, error } = part.api.stats().reports;
       // Prometheus label values are snake_case; in the code the result is alreadySettled.
       return { accepted, already_settled: alreadySettled, refused, error };
-    },
-  );
-  serverCounter('porter_rate_limited_total', 'Seller API answers 429 (rate limited), by server.', (part) => part.api.stats().rateLimited);
-  routeGauge(
-    'porter_budget_remaining',
-    'Calls porter may still send in the current budget window, by server and route (pull / done / fail).',
-    (snapshot) => snapshot.remaining,
-  );
-  routeGauge(
-    'porter_budget_wait_seconds',
-    'How long the next call to a route must wait for the budget or a Retry-After (0 = may go now).',
-    (snapshot) => snapshot.delayMs / 1000,
-  );
-  serverGauge(
-    'porter_claim_gap_open',
-    '1 while a pull answer was lost and a claimed command may be stuck PROCESSING on the platform.',
-    (part) => (part.api.stats().claimGapOpen ? 1 : 0),
-  );
-  serverGauge(
-    'porter_executor_connected',
-    '1 while the game server is reachable (RCON, WebRCON, telnet, BattlEye: logged in; TShock: its REST token accepted); scripts are always 1.',
-    (part) => (part.executor.stats().connected ? 1 : 0),
-  );
-  serverCounter(
-    'porter_executor_reconnects_total',
-    'Reconnections to the game server since porter started.',
-    (part) => part.executor.stats().reconnects,
-  );
-  serverGauge('porter_last_api_success_timestamp_seconds', 'Unix time of the last successful Seller API call (0 = none yet).', (part) => {
-    const at = part.loop.health().lastApiSuccessAt;
-    return at === undefined ? 0 : at / 1000;
+    }),
   });
-  serverGauge(
-    'porter_journal_backlog',
-    'Claimed commands not yet accepted by the API (journaled, owed a report), by server.',
-    (part, from) => from.journal.pending(part.server.id).length,
-  );
-  new Counter({
+  scraped('counter', scrape, registers, {
+    name: 'porter_rate_limited_total',
+    help: 'Seller API answers 429 (rate limited), by server.',
+    labelNames: ['server'],
+    samples: eachServer((part) => part.api.stats().rateLimited),
+  });
+  const budget = (value: (snapshot: RouteBudgetSnapshot) => number) =>
+    eachServerAnd('route', (part) =>
+      Object.fromEntries(Object.entries(part.api.stats().budget).map(([route, snapshot]) => [route, value(snapshot)])),
+    );
+  scraped('gauge', scrape, registers, {
+    name: 'porter_budget_remaining',
+    help: 'Calls porter may still send in the current budget window, by server and route (pull / done / fail).',
+    labelNames: ['server', 'route'],
+    samples: budget((snapshot) => snapshot.remaining),
+  });
+  scraped('gauge', scrape, registers, {
+    name: 'porter_budget_wait_seconds',
+    help: 'How long the next call to a route must wait for the budget or a Retry-After (0 = may go now).',
+    labelNames: ['server', 'route'],
+    samples: budget((snapshot) => snapshot.delayMs / 1000),
+  });
+  scraped('gauge', scrape, registers, {
+    name: 'porter_claim_gap_open',
+    help: '1 while a pull answer was lost and a claimed command may be stuck PROCESSING on the platform.',
+    labelNames: ['server'],
+    samples: eachServer((part) => (part.api.stats().claimGapOpen ? 1 : 0)),
+  });
+}
+
+/** Each server's game connection, its last good API call and what its journal still owes. */
+function serverMetrics(scrape: Scrape, registers: Registry[]): void {
+  scraped('gauge', scrape, registers, {
+    name: 'porter_executor_connected',
+    help: '1 while the game server is reachable (RCON, WebRCON, telnet, BattlEye: logged in; TShock: its REST token accepted); scripts are always 1.',
+    labelNames: ['server'],
+    samples: eachServer((part) => (part.executor.stats().connected ? 1 : 0)),
+  });
+  scraped('counter', scrape, registers, {
+    name: 'porter_executor_reconnects_total',
+    help: 'Reconnections to the game server since porter started.',
+    labelNames: ['server'],
+    samples: eachServer((part) => part.executor.stats().reconnects),
+  });
+  scraped('gauge', scrape, registers, {
+    name: 'porter_last_api_success_timestamp_seconds',
+    help: 'Unix time of the last successful Seller API call (0 = none yet).',
+    labelNames: ['server'],
+    samples: eachServer((part) => {
+      const at = part.loop.health().lastApiSuccessAt;
+      return at === undefined ? 0 : at / 1000;
+    }),
+  });
+  scraped('gauge', scrape, registers, {
+    name: 'porter_journal_backlog',
+    help: 'Claimed commands not yet accepted by the API (journaled, owed a report), by server.',
+    labelNames: ['server'],
+    samples: eachServer((part, from) => from.journal.pending(part.server.id).length),
+  });
+}
+
+/** The whole daemon: its journal, its stores, its shard, and what /healthz says of each server. */
+function daemonMetrics(scrape: Scrape, registers: Registry[], options: MetricsOptions): void {
+  scraped('counter', scrape, registers, {
     name: 'porter_journal_write_failures_total',
     help: 'Journal writes that failed (disk full, read-only, I/O error). While the journal cannot be written, porter claims nothing.',
-    registers,
-    collect() {
-      this.reset();
-      if (source) this.inc(source.journal.writeFailures);
-    },
+    samples: (source) => [[{}, source.journal.writeFailures]],
   });
-  new Gauge({
+  scraped('gauge', scrape, registers, {
     name: 'porter_journal_writable',
     help: '1 while the last journal write succeeded; 0 while writes fail and porter claims nothing new.',
-    registers,
-    collect() {
-      if (source) this.set(source.journal.lastWriteError === undefined ? 1 : 0);
-    },
+    samples: (source) => [[{}, source.journal.lastWriteError === undefined ? 1 : 0]],
+    reset: false,
   });
-  new Gauge({
+  scraped('gauge', scrape, registers, {
     name: 'porter_store_token_refused',
     help: '1 while the Seller API refused the store\'s token and its servers are stopped (until a reload), else 0; store="default" is the store of api.',
-    labelNames: ['store'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const store of source?.stores ?? []) this.set({ store: store.name }, store.refused ? 1 : 0);
-    },
+    labelNames: ['store'],
+    samples: (source) => (source.stores ?? []).map((store) => [{ store: store.name }, store.refused ? 1 : 0] as const),
   });
-  new Gauge({
+  scraped('gauge', scrape, registers, {
     name: 'porter_shard_servers',
     help: 'Servers this porter runs: those of its shard (label shard, e.g. 1/3), or every configured server (shard="all").',
-    labelNames: ['shard'] as const,
-    registers,
-    collect() {
-      this.reset();
-      if (source) this.set({ shard: options.shard ?? 'all' }, source.servers.length);
-    },
+    labelNames: ['shard'],
+    samples: (source) => [[{ shard: options.shard ?? 'all' }, source.servers.length]],
   });
-  new Gauge({
+  scraped('gauge', scrape, registers, {
     name: 'porter_server_healthy',
     help: '1 when /healthz considers the server healthy, else 0.',
-    labelNames: ['server'] as const,
-    registers,
-    collect() {
-      this.reset();
-      if (!source || !policy) return;
+    labelNames: ['server'],
+    samples: (source, policy) => {
+      if (!policy) return [];
       const report = evaluateHealth(source, options.clock.now(), policy);
-      for (const [server, health] of Object.entries(report.servers)) this.set({ server }, health.status === 'ok' ? 1 : 0);
+      return Object.entries(report.servers).map(([server, health]) => [{ server }, health.status === 'ok' ? 1 : 0] as const);
     },
   });
-
   // The usual build-info gauge: a dashboard or alert joins on it to say which porter and Node.js run.
   new Gauge({
     name: 'porter_build_info',
@@ -242,7 +251,35 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
     labelNames: ['version', 'node'] as const,
     registers,
   }).set({ version: porterVersion(), node: process.version }, 1);
+}
 
+/** The process's own figures: CPU, memory, event loop lag, GC. */
+function processMetrics(registry: Registry): void {
+  collectDefaultMetrics({ register: registry });
+  // prom-client names three gauges like counters (promtool check metrics: "non-counter metrics
+  // should not have _total suffix"); the same counts, by type, stay as nodejs_active_handles,
+  // nodejs_active_requests and nodejs_active_resources.
+  for (const misnamed of MISNAMED_DEFAULT_GAUGES) registry.removeSingleMetric(misnamed);
+}
+
+export function createMetrics(options: MetricsOptions): PorterMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const labels = new Map<string, string>((options.servers ?? []).map((s) => [s.id, serverLabel(s)]));
+  const scrape: Scrape = {};
+  // A server added by a reload is in the daemon's list but was not when the labels were taken.
+  const labelOf = (serverId: string) => {
+    const known = labels.get(serverId);
+    if (known !== undefined) return known;
+    const added = scrape.source?.servers.find((part) => part.server.id === serverId)?.server;
+    if (added) labels.set(serverId, serverLabel(added));
+    return added ? serverLabel(added) : serverId;
+  };
+
+  const observer = deliveryMetrics(registers, options.clock, labelOf);
+  apiMetrics(scrape, registers);
+  serverMetrics(scrape, registers);
+  daemonMetrics(scrape, registers, options);
   const webhookEvents = new Counter({
     name: 'porter_webhook_events_total',
     help: `Requests to the webhook listener by outcome: ${WEBHOOK_OUTCOMES.join(', ')}. Only woken woke the servers.`,
@@ -250,31 +287,17 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
     registers,
   });
   if (options.webhook) for (const outcome of WEBHOOK_OUTCOMES) webhookEvents.inc({ outcome }, 0);
-
-  if (options.processMetrics ?? true) {
-    collectDefaultMetrics({ register: registry });
-    // prom-client names three gauges like counters (promtool check metrics: "non-counter metrics
-    // should not have _total suffix"); the same counts, by type, stay as nodejs_active_handles,
-    // nodejs_active_requests and nodejs_active_resources.
-    for (const misnamed of MISNAMED_DEFAULT_GAUGES) registry.removeSingleMetric(misnamed);
-  }
+  if (options.processMetrics ?? true) processMetrics(registry);
 
   return {
     registry,
-    observer: {
-      onDelivery(event) {
-        const server = labelOf(event.serverId);
-        deliveries.inc({ server, outcome: event.result });
-        duration.observe({ server, outcome: event.result }, event.ms / 1000);
-        if (event.result === 'done') lastSuccess.set({ server }, options.clock.now() / 1000);
-      },
-    },
+    observer,
     webhookEvent(outcome) {
       webhookEvents.inc({ outcome });
     },
     attach(daemon, healthPolicy) {
-      source = daemon;
-      policy = healthPolicy;
+      scrape.source = daemon;
+      scrape.policy = healthPolicy;
       for (const part of daemon.servers) labels.set(part.server.id, serverLabel(part.server));
     },
   };

@@ -1,15 +1,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { isLoopbackHost } from '../config/loopback.js';
 import { PorterError } from '../errors.js';
-import { scrubberFor } from '../scrub.js';
+import { listenOn } from '../net/listen.js';
+import type { SecretBook } from '../secret-book.js';
 import { historyAnswer } from './history-route.js';
 import { parseListen } from './listen.js';
 import { createMetrics, type PorterMetrics } from './metrics.js';
 import type { HealthSource } from './source.js';
-import { defaultApiStaleMs, evaluateHealth } from './status.js';
+import { defaultApiStaleMs, evaluateHealth, type HealthPolicy } from './status.js';
 
 /**
  * The optional HTTP endpoint of `health.listen` (docs/operations.md):
@@ -30,8 +30,8 @@ export interface HealthServerOptions {
   /** API staleness bound; default max(3 × poll.idleMs, 60 s) with pollIdleMs, else 60 s. */
   readonly apiStaleMs?: number;
   readonly pollIdleMs?: number;
-  /** Secrets to blank out of error texts shown in /healthz (defence in depth: errors should hold none). */
-  readonly secrets?: () => readonly string[];
+  /** Secrets to blank out of error texts shown in /healthz and /history (defence in depth: errors should hold none). */
+  readonly secrets?: SecretBook;
 }
 
 export interface HealthServer {
@@ -44,20 +44,16 @@ export class HealthListenError extends PorterError {
   override readonly code = 'E_HEALTH_LISTEN';
 }
 
-export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
-  const { host, port } = parseListen(options.listen);
+/** The three read-only routes over the daemon, and a 404 or 405 for anything else. */
+function healthRoutes(
+  options: HealthServerOptions,
+  policy: HealthPolicy,
+  metrics: PorterMetrics,
+  onLoopback: boolean,
+): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
   const { clock, daemon } = options;
-  const logger = options.logger.child({ component: 'health' });
-  const policy = {
-    startedAt: clock.now(),
-    apiStaleMs: options.apiStaleMs ?? defaultApiStaleMs(options.pollIdleMs ?? 0),
-  };
-  const metrics = options.metrics ?? createMetrics({ clock, servers: daemon.servers.map((p) => p.server) });
-  metrics.attach(daemon, policy);
-  const redact = scrubberFor(options.secrets ?? (() => []));
-  const onLoopback = isLoopbackHost(host);
-
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const redact = options.secrets?.scrub ?? ((text: string) => text);
+  return async function handle(request, response) {
     const [path = '/', search = ''] = (request.url ?? '/').split('?');
     if (path !== '/healthz' && path !== '/metrics' && path !== '/history') {
       return send(
@@ -87,7 +83,21 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
     }
     const text = await metrics.registry.metrics();
     return send(response, 200, metrics.registry.contentType, text, request.method === 'HEAD');
-  }
+  };
+}
+
+export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const { host, port } = parseListen(options.listen);
+  const { clock, daemon } = options;
+  const logger = options.logger.child({ component: 'health' });
+  const policy = {
+    startedAt: clock.now(),
+    apiStaleMs: options.apiStaleMs ?? defaultApiStaleMs(options.pollIdleMs ?? 0),
+  };
+  const metrics = options.metrics ?? createMetrics({ clock, servers: daemon.servers.map((p) => p.server) });
+  metrics.attach(daemon, policy);
+  const onLoopback = isLoopbackHost(host);
+  const handle = healthRoutes(options, policy, metrics, onLoopback);
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
@@ -101,22 +111,16 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
   server.headersTimeout = 10_000;
   server.keepAliveTimeout = 5_000;
 
-  await new Promise<void>((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      reject(
-        new HealthListenError(
-          `health.listen ${options.listen}: cannot listen (${error.code ?? error.message}); choose a free port or an address of this host`,
-          { cause: error },
-        ),
-      );
-    };
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
+  const address = await listenOn(
+    server,
+    port,
+    host,
+    (error) =>
+      new HealthListenError(
+        `health.listen ${options.listen}: cannot listen (${error.code ?? error.message}); choose a free port or an address of this host`,
+        { cause: error },
+      ),
+  );
   logger.info(
     { address: address.address, port: address.port },
     `health and metrics endpoint listening (/healthz, /metrics${onLoopback ? ', /history' : ''})`,

@@ -1,3 +1,4 @@
+import type { SecretBook } from '../secret-book.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
@@ -27,7 +28,7 @@ export interface HealthWiring {
 
 export function healthWiring(
   config: Pick<Config, 'health' | 'servers' | 'poll' | 'shard' | 'webhook'>,
-  deps: { readonly logger: Logger; readonly clock: Clock; readonly secrets?: () => readonly string[] },
+  deps: { readonly logger: Logger; readonly clock: Clock; readonly secrets?: SecretBook },
 ): HealthWiring | undefined {
   const listen = config.health?.listen;
   if (listen === undefined) return undefined;

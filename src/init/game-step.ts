@@ -46,39 +46,8 @@ export async function chooseGameServer(
     for (const note of report.notes.slice(0, 5)) prompter.say('info', `  ${note.path}: ${note.message}`);
   }
 
-  let fixedPassword: string | undefined;
-  let changed: SettingsChange | undefined;
-  let accepted = false;
-  if (detection) {
-    const transport = GAME_TRANSPORTS[detection.game];
-    prompter.say(
-      'info',
-      [
-        `found ${transport?.title ?? detection.game}: ${detection.executor.type} ${detection.executor.host}:${detection.executor.port}`,
-        ...detection.found.map((line) => `  ${line.setting} ${line.shown}, from ${line.source}`),
-      ].join('\n'),
-    );
-    // One fix may answer several problems (RCON off and no password): it is offered once.
-    const offered = new Set<Fix>();
-    const applied = new Set<Fix>();
-    for (const problem of detection.problems) {
-      // Answered by an edit already made: saying it again ("rcon.password is empty") would be stale.
-      if (problem.fix && applied.has(problem.fix)) continue;
-      prompter.say(problem.severity === 'error' ? 'error' : 'warn', problem.message);
-      if (problem.fix && !offered.has(problem.fix)) {
-        offered.add(problem.fix);
-        const made = await offerFix(prompter, problem.fix, options);
-        if (made) {
-          applied.add(problem.fix);
-          changes.add(made.change);
-          changed = made.change;
-          fixedPassword = made.password ?? fixedPassword;
-        }
-      }
-    }
-    accepted = options.yes || (prompter.interactive && (await prompter.confirm({ message: 'Use these settings?', answer: true })));
-  }
-  const use = accepted ? detection : undefined;
+  const review = detection ? await reviewDetection(prompter, detection, options, changes) : { accepted: false };
+  const use = review.accepted ? detection : undefined;
 
   const game =
     options.game ??
@@ -90,6 +59,75 @@ export async function chooseGameServer(
       choices: INIT_GAMES.map((name) => ({ value: name, label: GAME_TRANSPORTS[name]!.title, hint: name })),
     }));
   const transport = GAME_TRANSPORTS[game]!;
+  const { host, port } = await askAddress(prompter, options, transport, { use, detection, storeRcon });
+  const password =
+    (options.rconPasswordFile !== undefined ? await readSecretOption(options.rconPasswordFile) : undefined) ??
+    (env.PORTER_RCON_PASSWORD || undefined) ??
+    review.fixedPassword ??
+    use?.password?.reveal() ??
+    (await prompter.secret({
+      message: transportOf(transport.type).console.secretLabel,
+      flag: '--rcon-password-file',
+      env: 'PORTER_RCON_PASSWORD',
+    }));
+  return { game, transport, host, port, password, detection, changed: review.changed };
+}
+
+interface Review {
+  /** The owner took the detected settings (or --yes did). */
+  readonly accepted: boolean;
+  /** The last edit init made to the settings file. */
+  readonly changed?: SettingsChange;
+  /** The password an edit set. */
+  readonly fixedPassword?: string;
+}
+
+/** Shows what was detected and where from, offers each fix once, and asks whether to use it. */
+async function reviewDetection(prompter: Prompter, detection: Detection, options: InitOptions, changes: SettingsChanges): Promise<Review> {
+  const transport = GAME_TRANSPORTS[detection.game];
+  prompter.say(
+    'info',
+    [
+      `found ${transport?.title ?? detection.game}: ${detection.executor.type} ${detection.executor.host}:${detection.executor.port}`,
+      ...detection.found.map((line) => `  ${line.setting} ${line.shown}, from ${line.source}`),
+    ].join('\n'),
+  );
+  let fixedPassword: string | undefined;
+  let changed: SettingsChange | undefined;
+  // One fix may answer several problems (RCON off and no password): it is offered once.
+  const offered = new Set<Fix>();
+  const applied = new Set<Fix>();
+  for (const problem of detection.problems) {
+    // Answered by an edit already made: saying it again ("rcon.password is empty") would be stale.
+    if (problem.fix && applied.has(problem.fix)) continue;
+    prompter.say(problem.severity === 'error' ? 'error' : 'warn', problem.message);
+    if (problem.fix && !offered.has(problem.fix)) {
+      offered.add(problem.fix);
+      const made = await offerFix(prompter, problem.fix, options);
+      if (made) {
+        applied.add(problem.fix);
+        changes.add(made.change);
+        changed = made.change;
+        fixedPassword = made.password ?? fixedPassword;
+      }
+    }
+  }
+  const accepted = options.yes || (prompter.interactive && (await prompter.confirm({ message: 'Use these settings?', answer: true })));
+  return { accepted, ...(changed && { changed }), ...(fixedPassword !== undefined && { fixedPassword }) };
+}
+
+/** The game server's address: from flags, the accepted detection, or asked with the best guess offered. */
+async function askAddress(
+  prompter: Prompter,
+  options: InitOptions,
+  transport: Transport,
+  known: {
+    readonly use: Detection | undefined;
+    readonly detection: Detection | undefined;
+    readonly storeRcon: { readonly host: string; readonly port: number } | undefined;
+  },
+): Promise<{ host: string; port: number }> {
+  const { use, detection, storeRcon } = known;
   const host =
     options.rconHost ??
     use?.executor.host ??
@@ -112,17 +150,7 @@ export async function chooseGameServer(
       }),
     );
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new ConfigError(`--rcon-port ${port}: expected a port, 1 to 65535`);
-  const password =
-    (options.rconPasswordFile !== undefined ? await readSecretOption(options.rconPasswordFile) : undefined) ??
-    (env.PORTER_RCON_PASSWORD || undefined) ??
-    fixedPassword ??
-    use?.password?.reveal() ??
-    (await prompter.secret({
-      message: transportOf(transport.type).console.secretLabel,
-      flag: '--rcon-password-file',
-      env: 'PORTER_RCON_PASSWORD',
-    }));
-  return { game, transport, host, port, password, detection, changed };
+  return { host, port };
 }
 
 async function pickDetection(prompter: Prompter, found: readonly Detection[], options: InitOptions): Promise<Detection | undefined> {

@@ -6,6 +6,7 @@ import { apiSchema } from '../config/schema.js';
 import { describeIssues } from '../config/issues.js';
 import { ApiTransportError, type TransportFailure } from '../api/errors.js';
 import { ConfigError, CredentialsError, type PorterError } from '../errors.js';
+import { isHeaderSafe } from '../header-safe.js';
 import type { Prompter } from './prompter.js';
 import type { InitOptions } from './options.js';
 
@@ -108,7 +109,7 @@ function problemWith(raw: { baseUrl: string; token: string }): string | undefine
   const parsed = apiSchema.safeParse(raw);
   if (parsed.success) {
     // A store token is printable ASCII; anything else is a copy gone wrong, and an HTTP header could not carry it.
-    return /[^\x21-\x7e]/.test(raw.token)
+    return !isHeaderSafe(raw.token)
       ? 'the token contains spaces, line breaks or characters beyond ASCII, which a store token never has: copy it again from the store dashboard (Integrations > API)'
       : undefined;
   }

@@ -7,6 +7,7 @@ import { runDaemon } from '../daemon/daemon.js';
 import { openCheckout, type Checkout } from './checkout.js';
 import type { DemoGameName } from './demo-games.js';
 import { examplePurchase, startSimStore, storeSummary, type SimStore } from './sim-store.js';
+import type { SecretBook } from '../secret-book.js';
 
 /**
  * `porter demo`: the real daemon against the simulated store and a simulated game server, with a
@@ -23,6 +24,8 @@ export interface DemoOptions {
   readonly out: NodeJS.WritableStream;
   /** With keepRunning: where `porter sim buy` finds the demo's purchases route (asked only then). */
   readonly statePath: () => string;
+  /** The CLI's book of secrets, which its logger scrubs: the daemon adds the demo's to it. */
+  readonly secrets?: SecretBook;
 }
 
 export async function runDemo(options: DemoOptions): Promise<number> {
@@ -95,7 +98,13 @@ async function demonstrate(store: SimStore, dir: string, options: DemoOptions, c
   const deadline = options.keepRunning ? undefined : setTimeout(() => stop.abort(), 60_000);
   let code: number;
   try {
-    code = await runDaemon({ config, logger: await options.logger(config), stopSignal: stop.signal, handleSignals: true });
+    code = await runDaemon({
+      config,
+      logger: await options.logger(config),
+      stopSignal: stop.signal,
+      handleSignals: true,
+      ...(options.secrets && { secrets: options.secrets }),
+    });
   } finally {
     clearTimeout(joinTimer);
     clearInterval(watcher);

@@ -1,10 +1,10 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { LISTEN_FORM, parseListenAddress } from '../config/listen-address.js';
 import { ConfigError } from '../errors.js';
+import { listenOn } from '../net/listen.js';
 import { readBody } from './body.js';
 import { readEventFacts } from './event.js';
 import { headerOf } from './headers.js';
@@ -80,24 +80,27 @@ const REFUSED: Record<string, { status: number; outcome: WebhookOutcome; error: 
   method: { status: 405, outcome: 'refused_method', error: 'use POST' },
 };
 
-export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
-  const address = parseListenAddress(options.listen);
-  if (!address) throw new ConfigError(`webhook.listen: expected ${LISTEN_FORM}, got "${options.listen}"`);
-  const limits = { ...DEFAULT_WEBHOOK_LIMITS, ...options.limits };
+function refuse(response: ServerResponse, why: keyof typeof REFUSED): WebhookOutcome {
+  const { status, error } = REFUSED[why]!;
+  // The body may be unread: the connection is not reused.
+  send(response, status, JSON.stringify({ error }), { Connection: 'close', ...(status === 405 && { Allow: 'POST' }) });
+  return REFUSED[why]!.outcome;
+}
+
+/**
+ * What the listener does with one request: route, method, size, body, signature, then (answered
+ * 204 once verified) replay, event type and the wake. Undefined when the sender went away.
+ */
+function webhookHandler(
+  options: WebhookServerOptions,
+  limits: WebhookLimits,
+): (request: IncomingMessage, response: ServerResponse) => Promise<WebhookOutcome | undefined> {
   const { clock } = options;
-  const logger = options.logger.child({ component: 'webhook' });
   // A Standard Webhooks id is refused as stale once its timestamp is `toleranceS` old, and it may
   // arrive up to `toleranceS` early: kept twice that, a replay meets the memory or the clock check.
   const memory = new ReplayMemory(2 * options.toleranceS * 1000);
 
-  function refuse(response: ServerResponse, why: keyof typeof REFUSED): WebhookOutcome {
-    const { status, error } = REFUSED[why]!;
-    // The body may be unread: the connection is not reused.
-    send(response, status, JSON.stringify({ error }), { Connection: 'close', ...(status === 405 && { Allow: 'POST' }) });
-    return REFUSED[why]!.outcome;
-  }
-
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<WebhookOutcome | undefined> {
+  return async function handle(request, response) {
     const route = routeOf(request.url ?? '/');
     if (!route) return refuse(response, 'not-found');
     if (request.method !== 'POST') return refuse(response, 'method');
@@ -129,7 +132,15 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     if (facts.type !== WAKING_TYPE) return 'ignored_type';
     options.wake(route.store);
     return 'woken';
-  }
+  };
+}
+
+export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
+  const address = parseListenAddress(options.listen);
+  if (!address) throw new ConfigError(`webhook.listen: expected ${LISTEN_FORM}, got "${options.listen}"`);
+  const limits = { ...DEFAULT_WEBHOOK_LIMITS, ...options.limits };
+  const logger = options.logger.child({ component: 'webhook' });
+  const handle = webhookHandler(options, limits);
 
   const onRequest = (request: IncomingMessage, response: ServerResponse) => {
     handle(request, response).then(
@@ -164,22 +175,16 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   // connection); this also bounds any socket idle that long (with no 'timeout' listener node destroys it).
   server.setTimeout(limits.requestTimeoutMs);
 
-  await new Promise<void>((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      reject(
-        new WebhookListenError(
-          `webhook.listen ${options.listen}: cannot listen (${error.code ?? error.message}); choose a free port or an address of this host`,
-          { cause: error },
-        ),
-      );
-    };
-    server.once('error', onError);
-    server.listen(address.port, address.host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
-  const bound = server.address() as AddressInfo;
+  const bound = await listenOn(
+    server,
+    address.port,
+    address.host,
+    (error) =>
+      new WebhookListenError(
+        `webhook.listen ${options.listen}: cannot listen (${error.code ?? error.message}); choose a free port or an address of this host`,
+        { cause: error },
+      ),
+  );
   logger.info(
     { address: bound.address, port: bound.port, tls: tls !== undefined },
     'webhook listener ready (POST /webhook, /webhook/<store>): verified payment events wake the servers to pull',

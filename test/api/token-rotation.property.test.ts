@@ -6,6 +6,7 @@ import { Budget } from '../../src/api/budget.js';
 import type { ApiClient, ApiRequest, ApiResponse } from '../../src/api/client.js';
 import { createRoutePaths, parseBaseUrl } from '../../src/api/routes.js';
 import { createServerApi } from '../../src/api/server-api.js';
+import { SecretBook } from '../../src/secret-book.js';
 import { tokenRenewal } from '../../src/api/token.js';
 import { FakeClock, flush } from '../helpers/fake-clock.js';
 import { fcOptions } from '../helpers/fc-options.js';
@@ -30,7 +31,7 @@ test('401s and rotations in any order: a repeat only after a renewed token, at m
       const clock = new FakeClock();
       let fileToken = 'gci_token_0';
       let generationOnDisk = 0;
-      const renewal = tokenRenewal(fileToken, () => Promise.resolve(fileToken));
+      const renewal = tokenRenewal(fileToken, () => Promise.resolve(fileToken), new SecretBook());
       const sends: Array<{ at: number; token: string; status: number }> = [];
       let next = 0;
       const client: ApiClient = {

@@ -107,6 +107,13 @@ describe('secrets', () => {
       assert.ok(!error.message.includes('gci_first_half') && !error.message.includes('second_half'));
     });
 
+    test('a token with a character beyond ASCII is refused as porter init refuses it: no HTTP header could carry it', async () => {
+      const bad = 'gci_copied\u20ACfrom_a_pdf';
+      const error = await configError(load(withApi({ token: bad })));
+      assert.match(error.message, /api\.token contains whitespace or control characters \(or characters beyond ASCII\)/);
+      assert.ok(!error.message.includes('copied'));
+    });
+
     test('a trailing CR on any secret from the environment is named as such, the secret never shown', async () => {
       const token = await configError(load(withApi({ token: TOKEN }), { PORTER_API_TOKEN: `${ENV_TOKEN}\r` }));
       assert.match(

@@ -14,6 +14,7 @@ import { Journal } from '../../src/delivery/journal/journal.js';
 import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { SecretBook } from '../../src/secret-book.js';
 
 /** Many stores in one process (docs/design.md#many-stores): one pool per API origin, wake-ups per store. */
 
@@ -59,7 +60,7 @@ describe('many stores in one process', () => {
   });
 
   test('the stores at one origin share one connection pool, and each request carries its own store token', async () => {
-    const clients = new StoreClients(silent);
+    const clients = new StoreClients(silent, new SecretBook());
     try {
       const home = clients.clientFor(config, undefined);
       const eu = clients.clientFor(config, 'eu-network');
@@ -87,7 +88,7 @@ describe('many stores in one process', () => {
       journal,
       clock: systemClock,
       logger: silent,
-      scrub: (text) => text,
+      secrets: new SecretBook(),
       onFatal: (error) => fatal.push(error),
     });
     const pulls = (serverId: string) => api.requests.filter((r) => r.route === 'pull' && r.serverId === serverId).length;

@@ -12,6 +12,7 @@ import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { parseMetrics, sample } from './fakes.js';
+import { SecretBook } from '../../src/secret-book.js';
 
 /**
  * /healthz and /metrics scraped from a real daemon (runDaemon in this process, which starts the
@@ -76,7 +77,7 @@ describe('health endpoint of a running daemon', () => {
       {},
     );
     const { logger, lines } = capturingLogger();
-    finished = runDaemon({ config, logger, clock: systemClock, stopSignal: stop.signal, secrets: () => [PASSWORD, SIM_TOKEN] });
+    finished = runDaemon({ config, logger, clock: systemClock, stopSignal: stop.signal, secrets: new SecretBook([PASSWORD, SIM_TOKEN]) });
     port = await waitFor(
       () => lines.map((l) => JSON.parse(l) as { component?: string; port?: number }).find((l) => l.component === 'health' && l.port)?.port,
       { what: 'the health endpoint to listen' },

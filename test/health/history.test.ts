@@ -10,6 +10,7 @@ import { historyAnswer } from '../../src/health/history-route.js';
 import { startHealthServer, type HealthServer } from '../../src/health/server.js';
 import { refusalOf } from '../helpers/odd-files.js';
 import { fakeDaemon, fakeServer, manualClock } from './fakes.js';
+import { SecretBook } from '../../src/secret-book.js';
 
 /** GET /history: the delivery history as JSON, the CLI's filters as query parameters, on loopback only. */
 
@@ -43,7 +44,13 @@ describe('GET /history on a loopback health port', () => {
 
   before(async () => {
     const clock = manualClock(NOW);
-    health = await startHealthServer({ listen: '127.0.0.1:0', daemon, logger: pino({ level: 'silent' }), clock, secrets: () => [TOKEN] });
+    health = await startHealthServer({
+      listen: '127.0.0.1:0',
+      daemon,
+      logger: pino({ level: 'silent' }),
+      clock,
+      secrets: new SecretBook([TOKEN]),
+    });
   });
   after(() => health.close());
 

@@ -12,6 +12,7 @@ import { parseListen } from '../../src/health/listen.js';
 import type { HealthReport } from '../../src/health/status.js';
 import { healthWiring } from '../../src/health/wire.js';
 import { fakeDaemon, fakeServer, manualClock, parseMetrics, sample } from './fakes.js';
+import { SecretBook } from '../../src/secret-book.js';
 
 const logger = pino({ level: 'silent' });
 const SURVIVAL = '1b4e28ba-2fa1-11d2-883f-0016d3cca427';
@@ -51,7 +52,7 @@ describe('health server over a fake daemon', () => {
       clock,
       metrics,
       pollIdleMs: 1000,
-      secrets: () => ['gci_secret_token_value'],
+      secrets: new SecretBook(['gci_secret_token_value']),
     });
     servers.push(health);
   });

@@ -5,6 +5,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { openSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SecretBook } from '../../src/secret-book.js';
 import { createLogger, flushLogger, scrubSecrets, REDACTED, MIN_SCRUB_LENGTH } from '../../src/log.js';
 
 const TOKEN = 'gci_live_9f8e7d6c5b4a';
@@ -56,7 +57,7 @@ describe('JSON logging', () => {
 
   test('a secret in an error message, its cause, its stack, a nested object and the message is scrubbed', () => {
     const out = capture();
-    const logger = createLogger({ level: 'info', destination: out.stream, secrets: [TOKEN, PASSWORD] });
+    const logger = createLogger({ level: 'info', destination: out.stream, secrets: new SecretBook([TOKEN, PASSWORD]) });
     const cause = new Error(`auth failed for password ${PASSWORD}`);
     const error = Object.assign(new Error(`request with Bearer ${TOKEN} failed`, { cause }), {
       details: { request: { body: `{"note":"${TOKEN}"}` } },
@@ -79,7 +80,7 @@ describe('JSON logging', () => {
   test('secrets with characters JSON escapes are scrubbed in their escaped form', () => {
     const tricky = 'pa"ss\\word\n1';
     const out = capture();
-    const logger = createLogger({ level: 'info', destination: out.stream, secrets: [tricky] });
+    const logger = createLogger({ level: 'info', destination: out.stream, secrets: new SecretBook([tricky]) });
     logger.info({ value: tricky, inner: JSON.stringify({ value: tricky }) }, 'x');
     const text = out.text();
     assert.ok(!text.includes(JSON.stringify(tricky).slice(1, -1)), text);
@@ -103,13 +104,13 @@ describe('JSON logging', () => {
     assert.deepEqual(line?.server, { password: REDACTED });
   });
 
-  test('a secrets function is read at each line, so secrets learned later are covered, also by child loggers', () => {
+  test('the book is read at each line, so secrets learned later are covered, also by child loggers', () => {
     const out = capture();
-    const known: string[] = [];
-    const logger = createLogger({ level: 'info', destination: out.stream, secrets: () => known });
+    const known = new SecretBook();
+    const logger = createLogger({ level: 'info', destination: out.stream, secrets: known });
     const child = logger.child({ serverId: 's1' });
     child.info(`before ${TOKEN}`);
-    known.push(TOKEN);
+    known.add(TOKEN);
     child.info(`after ${TOKEN}`);
     const [before, after] = out.lines();
     assert.equal(before?.msg, `before ${TOKEN}`);
@@ -121,7 +122,7 @@ describe('JSON logging', () => {
 describe('pretty logging', () => {
   test('is written synchronously in this thread (no transport worker), scrubbed, uncoloured off a TTY', () => {
     const out = capture();
-    const logger = createLogger({ level: 'info', pretty: true, destination: out.stream, secrets: [TOKEN] });
+    const logger = createLogger({ level: 'info', pretty: true, destination: out.stream, secrets: new SecretBook([TOKEN]) });
     logger.info({ serverId: 's1', err: new Error(`boom ${TOKEN}`) }, 'delivered');
     // No await: a worker-thread transport could not have produced output yet.
     const text = out.text();
@@ -167,7 +168,7 @@ describe('file descriptor destination', () => {
     const file = join(dir, 'out.log');
     const fd = openSync(file, 'w');
     try {
-      const logger = createLogger({ level: 'info', destination: fd, secrets: [PASSWORD] });
+      const logger = createLogger({ level: 'info', destination: fd, secrets: new SecretBook([PASSWORD]) });
       for (let i = 0; i < 100; i++) logger.info({ i }, `line ${i} ${PASSWORD}`);
       await flushLogger(logger);
       const lines = (await readFile(file, 'utf8')).trim().split('\n');

@@ -133,11 +133,10 @@ function startChild(options: RunProcessOptions): ChildProcess {
   }
 }
 
-export async function runProcess(options: RunProcessOptions): Promise<RunResult> {
-  const { clock } = options;
-  const started = clock.now();
-  const file = options.argv[0] ?? '';
-  const child = startChild(options);
+type Exit = [code: number | null, signal: NodeJS.Signals | null];
+
+/** What the child writes (a bounded tail of each stream) and when it exits and closes its pipes. */
+function watchChild(child: ChildProcess, options: RunProcessOptions) {
   const stdout = new TailBuffer(options.stdoutLimit);
   const stderr = new TailBuffer(options.stderrLimit);
   child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -145,17 +144,20 @@ export async function runProcess(options: RunProcessOptions): Promise<RunResult>
   // A grandchild killed mid-write, or our own destroy() below, must not surface as a crash.
   child.stdout?.on('error', () => {});
   child.stderr?.on('error', () => {});
-
   let hasExited = false;
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+  const exited = new Promise<Exit>((resolve) => {
     child.once('exit', (code, signal) => {
       hasExited = true;
       resolve([code, signal]);
     });
   });
   const stdioClosed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  return { stdout, stderr, exited, stdioClosed, hasExited: () => hasExited };
+}
 
-  await new Promise<void>((resolve, reject) => {
+/** Resolves once the child runs; rejects with SpawnFailedError when it never did. */
+function spawned(child: ChildProcess, file: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => {
       child.off('spawn', onSpawn);
       reject(new SpawnFailedError(file, error));
@@ -169,6 +171,47 @@ export async function runProcess(options: RunProcessOptions): Promise<RunResult>
     child.once('error', onError);
     child.once('spawn', onSpawn);
   });
+}
+
+/**
+ * Stopping the group: SIGTERM, SIGKILL after the grace, and a bounded wait for the leader after
+ * that (`abandoned` resolves when even SIGKILL did not end it, a process stuck in the kernel).
+ */
+function groupStopper(
+  pid: number,
+  exited: Promise<Exit>,
+  hasExited: () => boolean,
+  killGraceMs: number,
+  nap: (ms: number) => Promise<boolean>,
+) {
+  let abandon: (value: Exit) => void = () => {};
+  const abandoned = new Promise<Exit>((resolve) => {
+    abandon = resolve;
+  });
+  const exitsWithin = (ms: number) => Promise.race([exited.then(() => true), nap(ms).then(() => false)]);
+  let stopping: Stopping | undefined;
+  const stop = (why: Stopping['why']) => {
+    if (stopping || hasExited()) return;
+    const state: Stopping = { why, killedWith: 'SIGTERM', done: Promise.resolve() };
+    stopping = state;
+    state.done = (async () => {
+      signalGroup(pid, 'SIGTERM');
+      if (!(await exitsWithin(killGraceMs))) state.killedWith = 'SIGKILL';
+      // Always, even when the leader obeyed SIGTERM: children may ignore it or outlive it.
+      signalGroup(pid, 'SIGKILL');
+      // SIGKILL cannot be ignored; the bound only guards against a process stuck in the kernel.
+      if (!(await exitsWithin(killGraceMs))) abandon([null, 'SIGKILL']);
+    })();
+  };
+  return { stop, abandoned, stopping: () => stopping };
+}
+
+export async function runProcess(options: RunProcessOptions): Promise<RunResult> {
+  const { clock } = options;
+  const started = clock.now();
+  const child = startChild(options);
+  const { stdout, stderr, exited, stdioClosed, hasExited } = watchChild(child, options);
+  await spawned(child, options.argv[0] ?? '');
 
   const pid = child.pid!;
   options.onSpawn?.(pid);
@@ -178,43 +221,24 @@ export async function runProcess(options: RunProcessOptions): Promise<RunResult>
       () => true,
       () => false,
     );
-
-  let abandon: (value: [number | null, NodeJS.Signals | null]) => void = () => {};
-  const abandoned = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
-    abandon = resolve;
-  });
-
-  let stopping: Stopping | undefined;
-  const stop = (why: Stopping['why']) => {
-    if (stopping || hasExited) return;
-    const state: Stopping = { why, killedWith: 'SIGTERM', done: Promise.resolve() };
-    stopping = state;
-    state.done = (async () => {
-      signalGroup(pid, 'SIGTERM');
-      const leaderGone = await Promise.race([exited.then(() => true), nap(options.killGraceMs).then(() => false)]);
-      if (!leaderGone) state.killedWith = 'SIGKILL';
-      // Always, even when the leader obeyed SIGTERM: children may ignore it or outlive it.
-      signalGroup(pid, 'SIGKILL');
-      // SIGKILL cannot be ignored; the bound only guards against a process stuck in the kernel.
-      if (!(await Promise.race([exited.then(() => true), nap(options.killGraceMs).then(() => false)]))) abandon([null, 'SIGKILL']);
-    })();
-  };
+  const group = groupStopper(pid, exited, hasExited, options.killGraceMs, nap);
 
   // A deadline that yields (startDeadline): a script that exited while porter was frozen is seen
   // exited, not killed for its time.
-  const cancelDeadline = startDeadline(clock, options.timeoutMs, () => stop('timed-out'));
+  const cancelDeadline = startDeadline(clock, options.timeoutMs, () => group.stop('timed-out'));
   timers.signal.addEventListener('abort', cancelDeadline, { once: true });
-  const onAbort = () => stop('aborted');
+  const onAbort = () => group.stop('aborted');
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });
 
   try {
     // After a kill the leader is waited for only within a bound (a process stuck in the kernel
     // cannot be killed); `abandoned` ends that wait.
-    const [code, signal] = await Promise.race([exited, abandoned]);
+    const [code, signal] = await Promise.race([exited, group.abandoned]);
     // A forked grandchild may hold the pipes open long after the script exited: read what
     // arrives shortly after the exit, then stop waiting.
     await Promise.race([stdioClosed, nap(options.stdioGraceMs)]);
+    const stopping = group.stopping();
     if (stopping) await stopping.done;
     const captured = { pid, stdout, stderr, durationMs: clock.now() - started };
     if (stopping) return { ...captured, kind: stopping.why, killedWith: stopping.killedWith };
