@@ -25,7 +25,7 @@ export function linkSignals(...signals: ReadonlyArray<AbortSignal | undefined>):
 }
 
 /** A signal that aborts at a deadline or when the caller's signal does; see withDeadline. */
-export interface DeadlineSignal {
+interface DeadlineSignal {
   readonly signal: AbortSignal;
   /** True once the deadline passed (or expire() was called), whether or not the caller had aborted first. */
   readonly timedOut: boolean;

@@ -37,7 +37,7 @@ const REDACT_PATHS = [
   '*.executor.password',
 ];
 
-export interface LoggerOptions {
+interface LoggerOptions {
   readonly level: LevelWithSilentOrString;
   /** Human-readable output; when undefined, on when the destination is a TTY. */
   readonly pretty?: boolean;

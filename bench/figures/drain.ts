@@ -33,13 +33,13 @@ import type { Benchmark, BenchContext } from '../lib/context.js';
  * For steady and late only 429s and Retry-After violations are figures (no clean T_min).
  */
 
-export type OtherClient = 'none' | 'burst' | 'steady' | 'late';
+type OtherClient = 'none' | 'burst' | 'steady' | 'late';
 /** late: how many calls porter has left in the window when the other client strikes. */
 const LATE_LEFT = 20;
 
-export const DRAIN_BUDGET: Budget = { perWindow: 120, windowMs: 6_000 };
-export const DRAIN_COMMANDS = 300;
-export const OTHER_PER_WINDOW = 40;
+const DRAIN_BUDGET: Budget = { perWindow: 120, windowMs: 6_000 };
+const DRAIN_COMMANDS = 300;
+const OTHER_PER_WINDOW = 40;
 
 interface DrainRun {
   readonly measuredMs: number;

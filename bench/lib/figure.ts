@@ -30,7 +30,7 @@ export interface BenchResult {
   readonly detail: Record<string, unknown>;
 }
 
-export function meets(value: number, target: Target): boolean {
+function meets(value: number, target: Target): boolean {
   switch (target.op) {
     case '<=':
       return value <= target.value;

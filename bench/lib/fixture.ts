@@ -17,7 +17,7 @@ export interface Budget {
   readonly windowMs: number;
 }
 
-export interface FixtureOptions {
+interface FixtureOptions {
   readonly budget?: Budget;
   readonly idleMs?: number;
   readonly refreshMs?: number;
@@ -37,9 +37,9 @@ export interface Fixture {
   close(keepFiles?: boolean): Promise<void>;
 }
 
-export const DEFAULT_BUDGET: Budget = { perWindow: 120, windowMs: 60_000 };
+const DEFAULT_BUDGET: Budget = { perWindow: 120, windowMs: 60_000 };
 /** "Lifted": far more than porter can spend in any run. */
-export const LIFTED_BUDGET: Budget = { perWindow: 1_000_000_000, windowMs: 60_000 };
+const LIFTED_BUDGET: Budget = { perWindow: 1_000_000_000, windowMs: 60_000 };
 
 export async function startFixture(options: FixtureOptions = {}): Promise<Fixture> {
   const budget = options.budget ?? DEFAULT_BUDGET;
@@ -60,7 +60,7 @@ export async function startFixture(options: FixtureOptions = {}): Promise<Fixtur
   };
 }
 
-export interface LeanFixture {
+interface LeanFixture {
   readonly api: LeanApi;
   readonly game: FakeRconServer;
   readonly dir: string;

@@ -44,7 +44,7 @@ export interface PorterProcess {
   tail(lines?: number): string;
 }
 
-export interface StartOptions {
+interface StartOptions {
   /** Write a V8 CPU profile (.cpuprofile) into the fixture's folder when porter exits. */
   readonly profile?: boolean;
   /** More node flags for porter (e.g. --trace-gc, whose lines land in porter.log). */

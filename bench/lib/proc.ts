@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 let ticksPerSecond: number | undefined;
 
 /** USER_HZ: the unit of utime/stime in /proc/<pid>/stat (100 on virtually every Linux). */
-export function clockTicksPerSecond(): number {
+function clockTicksPerSecond(): number {
   if (ticksPerSecond === undefined) {
     const answer = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
     const parsed = Number.parseInt(answer.stdout ?? '', 10);

@@ -20,7 +20,7 @@ export interface StoredResult extends BenchResult {
   readonly error?: string;
 }
 
-export interface ResultsFile {
+interface ResultsFile {
   readonly about: string;
   readonly updatedAt: string;
   readonly benchmarks: Record<string, StoredResult>;

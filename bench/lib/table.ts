@@ -2,7 +2,7 @@ import type { Figure } from './figure.js';
 
 /** The figures as rows, one format for the terminal and one for Markdown. */
 
-export interface Row {
+interface Row {
   readonly figure: string;
   readonly value: string;
   readonly target: string;
@@ -10,7 +10,7 @@ export interface Row {
   readonly runs: string;
 }
 
-export function formatValue(value: number, unit: string): string {
+function formatValue(value: number, unit: string): string {
   if (!Number.isFinite(value)) return 'n/a';
   switch (unit) {
     case 'ratio':

@@ -10,7 +10,7 @@ import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
  * start after porter, and the stream may end: both are retried with backoff, and every
  * (re)connection first reads `GET /gameserver`, so a state that changed in between is not missed.
  */
-export interface GameServerWatchOptions {
+interface GameServerWatchOptions {
   readonly port: number;
   readonly clock: Clock;
   readonly logger: Logger;

@@ -34,7 +34,7 @@ import type { Route } from './types.js';
  * by then.
  */
 
-export const ROUTES: readonly Route[] = ['pull', 'done', 'fail'];
+const ROUTES: readonly Route[] = ['pull', 'done', 'fail'];
 
 /** The shortest pause after a 429, whatever Retry-After says. */
 export const RETRY_AFTER_FLOOR_MS = 1_000;
@@ -50,7 +50,7 @@ export interface BudgetSettings {
 }
 
 /** What an answer told us about a route's budget. */
-export interface BudgetObservation {
+interface BudgetObservation {
   /** X-RateLimit-Remaining. */
   readonly remaining?: number | undefined;
   /** X-RateLimit-Limit. */

@@ -6,7 +6,7 @@ import { errorForAnswer } from './problem.js';
 import { SerialLane } from '../serial-lane.js';
 import type { Route } from './types.js';
 
-export interface BudgetedCallOptions {
+interface BudgetedCallOptions {
   readonly client: ApiClient;
   readonly serverId: string;
   readonly budget: Budget;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 
-export const CLAIM_GAP_WARN_MS = 60_000;
+const CLAIM_GAP_WARN_MS = 60_000;
 
 /**
  * The claim gap (docs/design.md#delivery-semantics): a pull whose answer was lost after the request went out may have

@@ -67,7 +67,7 @@ export interface ApiClient {
   close(): Promise<void>;
 }
 
-export interface ApiClientDeps {
+interface ApiClientDeps {
   readonly logger: Logger;
   /** Runs the per-request deadline (`api.timeoutMs`). Default: system clock. */
   readonly clock?: Clock;

@@ -1,5 +1,5 @@
 /** The platform stores at most this many Unicode code points of a failure reason (docs/design.md#the-api-contract). */
-export const MAX_REASON_CODE_POINTS = 1000;
+const MAX_REASON_CODE_POINTS = 1000;
 
 /**
  * Cuts a failure reason to `max` code points, the closing `…` included when cut. Counting code

@@ -18,7 +18,7 @@ import type { RouteBudgetSnapshot } from './budget.js';
  * the safety net for a lost event: it runs at exactly `idleMs`, never faster, so its cost is
  * known (60 000 / idleMs pulls a minute) and a large `idleMs` really is cheap.
  */
-export const IDLE_RESERVE_FRACTION = 0.25;
+const IDLE_RESERVE_FRACTION = 0.25;
 
 export function idleDelay(pull: RouteBudgetSnapshot, now: number, idleMs: number, webhookWakes = false): number {
   if (webhookWakes) return idleMs;

@@ -14,7 +14,7 @@ import {
 import type { PorterError } from '../errors.js';
 
 /** The parts of an HTTP answer the error mapping needs (see ApiResponse in client.ts). */
-export interface AnswerForProblem {
+interface AnswerForProblem {
   readonly status: number;
   readonly body: string;
   /** From the Retry-After header, whole ms. */
@@ -32,7 +32,7 @@ function stringField(record: Record<string, unknown>, key: string): string | und
  * Reads application/problem+json leniently: any content type, any missing field. A proxy's HTML
  * error page gives a problem with only the HTTP status. Every text field is scrubbed of the token.
  */
-export function parseProblem(answer: AnswerForProblem, redact: (text: string) => string): ProblemFields {
+function parseProblem(answer: AnswerForProblem, redact: (text: string) => string): ProblemFields {
   let record: Record<string, unknown> = {};
   try {
     const value: unknown = JSON.parse(answer.body);

@@ -11,7 +11,7 @@ export interface RoutePaths {
   servers(): string;
 }
 
-export interface BaseUrl {
+interface BaseUrl {
   /** scheme://host:port, what the undici Pool connects to. */
   readonly origin: string;
   /** The base URL's path without a trailing slash ("" for the root), prefixed to every route. */

@@ -10,7 +10,7 @@ import { errorForAnswer } from './problem.js';
 import { pullResultOf } from './pull-answer.js';
 import type { PullResult, ReportResult, Route, ServerApi } from './types.js';
 
-export interface ServerApiOptions {
+interface ServerApiOptions {
   readonly client: ApiClient;
   readonly serverId: string;
   readonly budget: Budget;

@@ -25,7 +25,7 @@ function rconOf(value: unknown): ServerSummary['rcon'] {
  * INTEGRATION_SCOPE_MISSING still proves the token is valid (the scope porter needs,
  * commands:execute, can only be proven by a pull, which could claim a command).
  */
-export type TokenCheck =
+type TokenCheck =
   | { readonly ok: true; readonly kind: 'valid'; readonly status: number; readonly servers: readonly ServerSummary[] | undefined }
   | { readonly ok: true; readonly kind: 'valid-scope-unchecked'; readonly status: 403; readonly error: ScopeMissingError }
   | { readonly ok: false; readonly kind: 'invalid-token'; readonly status: 401; readonly error: InvalidTokenError }

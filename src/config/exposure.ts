@@ -8,11 +8,11 @@ import type { ParsedConfig } from './schema.js';
  */
 
 /** True when users other than the file's owner may read it (any group or other permission bit). */
-export function readableByOthers(mode: number): boolean {
+function readableByOthers(mode: number): boolean {
   return (mode & 0o077) !== 0;
 }
 
-export function formatMode(mode: number): string {
+function formatMode(mode: number): string {
   return (mode & 0o777).toString(8).padStart(4, '0');
 }
 

@@ -159,7 +159,7 @@ function distance(a: string, b: string): number {
   return row[b.length] as number;
 }
 
-export function closestKey(key: string, known: readonly string[]): string | undefined {
+function closestKey(key: string, known: readonly string[]): string | undefined {
   const lower = key.toLowerCase();
   let best: { name: string; d: number } | undefined;
   for (const name of known) {

@@ -5,7 +5,7 @@
  * offending position as a 1-based line and column, describing the problem without echoing text.
  */
 
-export interface JsonSyntaxProblem {
+interface JsonSyntaxProblem {
   readonly line: number;
   readonly column: number;
   readonly message: string;

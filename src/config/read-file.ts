@@ -13,7 +13,7 @@ export async function readConfigFile(file: string): Promise<unknown> {
   return parseConfigText(text, file);
 }
 
-export function parseConfigText(text: string, file: string): unknown {
+function parseConfigText(text: string, file: string): unknown {
   // Editors on Windows like to start UTF-8 files with a byte order mark, which JSON.parse rejects.
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (body.trim() === '') {

@@ -65,7 +65,7 @@ const regexString = z
     { message: 'not a valid regular expression' },
   );
 
-export const failurePatternsSchema = z
+const failurePatternsSchema = z
   .union([z.array(regexString), z.strictObject({ mode: z.enum(['add', 'replace']).default('add'), patterns: z.array(regexString) })])
   .describe("Regular expressions (case-insensitive) that mark a game answer as failed. An array adds to the preset's.");
 
@@ -79,7 +79,7 @@ const policyRule = z
     }),
   );
 
-export const commandPolicySchema = z.strictObject({
+const commandPolicySchema = z.strictObject({
   allow: z
     .array(policyRule)
     .optional()
@@ -159,12 +159,12 @@ export const apiSchema = z.strictObject({
 });
 
 /** A store's name: a label in logs, /healthz, metrics and webhook paths, so plain and short. */
-export const STORE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const STORE_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** The name /healthz, metrics and logs give the store of `api`; no key of `stores` may take it. */
 export const DEFAULT_STORE_LABEL = 'default';
 
 /** One more store in the same process (docs/design.md#many-stores): what `api` says for the default store, plus its webhook secret. */
-export const storeSchema = z.strictObject({
+const storeSchema = z.strictObject({
   ...apiSchema.shape,
   webhookSecret: z.string().min(1).optional().describe("The store's webhook signing secret. Prefer webhookSecretFile."),
   webhookSecretFile: z.string().min(1).optional().describe('File whose content (trimmed) is the webhook signing secret.'),
@@ -186,7 +186,7 @@ const listenAddress = z
   .superRefine(problemsOf((listen: string) => (parseListenAddress(listen) ? [] : [`expected ${LISTEN_FORM}`])));
 
 /** docs/design.md#webhook-wake-ups: the store's events wake the servers to pull now. */
-export const webhookSchema = z.strictObject({
+const webhookSchema = z.strictObject({
   listen: listenAddress.describe(
     'Address of the webhook listener (POST /webhook, /webhook/<store>); usually 127.0.0.1:PORT behind a reverse proxy with TLS.',
   ),

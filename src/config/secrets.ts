@@ -28,7 +28,7 @@ export interface SecretSource {
   readonly optional?: boolean;
 }
 
-export interface SecretResult {
+interface SecretResult {
   readonly value?: string;
   /** Where the value came from, for messages: `PORTER_API_TOKEN`, `api.tokenFile`, … */
   readonly origin?: string;
@@ -44,11 +44,7 @@ const CREDENTIALS_VARIABLE = /^\$(?:\{CREDENTIALS_DIRECTORY\}|CREDENTIALS_DIRECT
  * Resolves a `tokenFile`/`passwordFile` value: relative to the config file's folder, and a leading
  * `$CREDENTIALS_DIRECTORY` expanded so a unit file can use `LoadCredential=` with any name.
  */
-export function secretFilePath(
-  file: string,
-  baseDir: string,
-  env: NodeJS.ProcessEnv,
-): { path?: string; credential?: boolean; problem?: string } {
+function secretFilePath(file: string, baseDir: string, env: NodeJS.ProcessEnv): { path?: string; credential?: boolean; problem?: string } {
   if (CREDENTIALS_VARIABLE.test(file)) {
     const dir = env.CREDENTIALS_DIRECTORY;
     if (!dir) {

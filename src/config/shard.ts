@@ -19,7 +19,7 @@ export interface Shard {
 const MAX_SHARDS = 10_000;
 
 /** Where the shard came from, to name it in errors: the flag or the environment variable. */
-export type ShardSource = '--shard' | 'PORTER_SHARD';
+type ShardSource = '--shard' | 'PORTER_SHARD';
 
 /**
  * `I/N` or `auto/N`; `auto` takes the trailing `-<number>` of the host name, as a Kubernetes
@@ -57,11 +57,11 @@ export function shardOfServer(serverId: string, count: number): number {
   return Number(digest.readBigUInt64BE(0) % BigInt(count));
 }
 
-export function inShard(serverId: string, shard: Shard): boolean {
+function inShard(serverId: string, shard: Shard): boolean {
   return shardOfServer(serverId, shard.count) === shard.index;
 }
 
-export function describeShard(shard: Shard): string {
+function describeShard(shard: Shard): string {
   return `${shard.index}/${shard.count}`;
 }
 

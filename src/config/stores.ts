@@ -21,7 +21,7 @@ export type ResolveSecret = (
  * undefined. A carriage return is named on its own: it is what a file saved with Windows line
  * endings leaves inside a value that spans two lines.
  */
-export function secretTextProblem(key: string, origin: string | undefined): (value: string) => string | undefined {
+function secretTextProblem(key: string, origin: string | undefined): (value: string) => string | undefined {
   const from = origin !== undefined && origin !== key ? ` (from ${origin})` : '';
   return (value) => {
     if (value.includes('\r')) {

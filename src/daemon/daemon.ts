@@ -18,7 +18,7 @@ import { describePlan, effectiveConfig, planReload } from './reload-plan.js';
 import { onReloadSignal, onStopSignals } from './signals.js';
 import { webhookWiring, type WebhookWiring } from './webhook-wiring.js';
 
-export interface DaemonOptions {
+interface DaemonOptions {
   readonly config: Config;
   readonly logger: Logger;
   readonly clock?: Clock;

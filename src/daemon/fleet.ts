@@ -12,7 +12,7 @@ import type { StoreStatus } from '../health/source.js';
 import type { SecretBook } from '../secret-book.js';
 
 /** What every server's loop shares (the journal, the history, the clock…), and what the fleet reports to. */
-export interface FleetDeps extends Pick<SharedParts, 'journal' | 'clock' | 'logger' | 'observer' | 'history' | 'gate'> {
+interface FleetDeps extends Pick<SharedParts, 'journal' | 'clock' | 'logger' | 'observer' | 'history' | 'gate'> {
   /** Every secret porter knows; history records and fail reasons are scrubbed with it, and the API clients add rotated tokens to it. */
   readonly secrets: SecretBook;
   /** A server's loop ended on a fatal error; `fromReload` when a reload started it. */

@@ -15,7 +15,7 @@ function filesPerServer(server: ResolvedServer): number {
   return transportOf(server.executor.type).openFiles;
 }
 
-export interface OpenFilesNeed {
+interface OpenFilesNeed {
   readonly total: number;
   readonly servers: number;
   readonly api: number;

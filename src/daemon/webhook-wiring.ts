@@ -24,7 +24,7 @@ export interface WebhookWiring {
   close(): Promise<void>;
 }
 
-export interface WebhookWiringDeps {
+interface WebhookWiringDeps {
   readonly logger: Logger;
   readonly clock: Clock;
   /** Wakes the loops of a store's servers running now (undefined: the store of `api`), so a wake-up reaches the servers a reload added too. */

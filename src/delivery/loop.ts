@@ -66,7 +66,7 @@ export interface DeliveryLoopOptions {
   readonly history?: { record(delivery: SettledDelivery): void };
 }
 
-export interface StopSignals {
+interface StopSignals {
   /** Stop pulling: set on SIGTERM / SIGINT. */
   readonly stop: AbortSignal;
   /** Give up on whatever is in hand: the drain bound ran out. Leaves it journaled. */

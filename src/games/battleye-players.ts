@@ -18,7 +18,7 @@ import { splitLines } from './text.js';
  * hold spaces, commas and brackets. Seen in open-source BattlEye RCon tools' parsers and fixtures
  * (WoozyMasta/bercon-cli, B3's BattlEye parser tests, conqp/rcon-rs).
  */
-export interface BattlEyePlayer {
+interface BattlEyePlayer {
   readonly slot: number;
   readonly name: string;
   /** 32 hex digits, lower case; undefined while the player is still joining. */

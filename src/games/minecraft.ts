@@ -11,7 +11,7 @@ import { stripColourCodes } from './text.js';
  * tried next; plain `list` is the last resort for servers that know neither. The first command
  * whose answer parses is remembered, so an unknown command is sent at most once per start.
  */
-export const MINECRAFT_LIST_COMMANDS = ['list uuids', 'minecraft:list uuids', 'list'] as const;
+const MINECRAFT_LIST_COMMANDS = ['list uuids', 'minecraft:list uuids', 'list'] as const;
 
 /**
  * The vanilla answer, in every wording it has had (assets/minecraft/lang/en_us.json
@@ -45,7 +45,7 @@ export function parseMinecraftList(answer: string): string[] | null {
  * (`command.unknown.command`, `argument.entity.notfound.player`, …), the 1.12 lang file, and
  * Spigot's default `unknown-command` message.
  */
-export const MINECRAFT_FAILURE_PATTERNS: readonly RegExp[] = [
+const MINECRAFT_FAILURE_PATTERNS: readonly RegExp[] = [
   /^Unknown or incomplete command/im, // command.unknown.command
   /^Unknown command\b/im, // Spigot, and 1.12 commands.generic.notFound
   /^Incorrect argument for command/im, // command.unknown.argument
@@ -88,7 +88,7 @@ export const MINECRAFT_FAILURE_PATTERNS: readonly RegExp[] = [
  * but a store never writes one, so the tag is refused wherever it appears. NBT keys are case
  * sensitive, so a player named Command (`give Command diamond 1`) still passes.
  */
-export const MINECRAFT_DEFAULT_DENY: readonly string[] = [
+const MINECRAFT_DEFAULT_DENY: readonly string[] = [
   'op',
   'deop',
   'stop',

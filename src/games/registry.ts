@@ -60,7 +60,7 @@ export type GameName = keyof typeof GAMES;
 export const GAME_NAMES = Object.keys(GAMES) as [GameName, ...GameName[]];
 
 /** The config's `players` section as far as choosing the game goes. */
-export interface GameChoice {
+interface GameChoice {
   readonly preset: GameName;
   /** `custom` only: the console command that lists players. */
   readonly command?: string | undefined;

@@ -18,14 +18,14 @@ const ROW_START = /^\d+\. id=-?\d+, /;
 const TOTAL = /^Total of \d+ in the game$/;
 const POSITION = ', pos=(';
 
-export interface SevenDaysRow {
+interface SevenDaysRow {
   readonly name: string;
   /** pltfmid (or the old steamid) as printed, undefined when absent or `<unknown>`. */
   readonly platformId: string | undefined;
   readonly crossId: string | undefined;
 }
 
-export function parseSevenDaysRow(line: string): SevenDaysRow | null {
+function parseSevenDaysRow(line: string): SevenDaysRow | null {
   const start = ROW_START.exec(line);
   const position = line.lastIndexOf(POSITION);
   if (!start || position < start[0].length) return null;

@@ -8,7 +8,7 @@ import type { HealthSource } from './source.js';
  * health.listen: the endpoint has no authentication, and command texts name the store's buyers.
  */
 
-export interface HistoryAnswer {
+interface HistoryAnswer {
   readonly status: number;
   readonly body: string;
 }

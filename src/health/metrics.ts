@@ -28,7 +28,7 @@ export interface PorterMetrics {
   webhookEvent(outcome: WebhookOutcome): void;
 }
 
-export interface MetricsOptions {
+interface MetricsOptions {
   /** Configured servers, so events name a server by its label even before attach(). */
   readonly servers?: readonly { readonly id: string; readonly name?: string | undefined }[];
   readonly clock: Clock;

@@ -19,7 +19,7 @@ import { defaultApiStaleMs, evaluateHealth, type HealthPolicy } from './status.j
  * node:http and nothing else: three read-only routes need no framework.
  */
 
-export interface HealthServerOptions {
+interface HealthServerOptions {
   /** "host:port" from health.listen. */
   readonly listen: string;
   readonly daemon: HealthSource;

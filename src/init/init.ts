@@ -14,7 +14,7 @@ import { proveToken, type ProvenToken } from './token-step.js';
 import { finishSystemd, SYSTEM_UNIT_DIR, unitFile } from './systemd-step.js';
 import { writeSetup } from './write-setup.js';
 
-export interface InitDeps {
+interface InitDeps {
   readonly prompter: Prompter;
   readonly env: NodeJS.ProcessEnv;
   /** Each secret as soon as init holds it, so no error text can print it. */

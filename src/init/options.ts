@@ -29,7 +29,7 @@ export interface InitOptions {
 }
 
 /** Each option's environment variable, for options given neither as a flag nor asked. */
-export const OPTION_ENV = {
+const OPTION_ENV = {
   apiUrl: 'PORTER_API_URL',
   serverId: 'PORTER_SERVER_ID',
   game: 'PORTER_GAME',

@@ -8,7 +8,7 @@ import { onlineText } from '../players/online-text.js';
 import { playerReader } from '../players/reader.js';
 import { createExecutor } from '../protocols/registry.js';
 
-export type LoginProof =
+type LoginProof =
   | { readonly kind: 'ok'; readonly connected: string; readonly online: string }
   | { readonly kind: 'refused'; readonly message: string }
   /** `reason`: what the network said, without the daemon's advice about config keys init has not written yet. */

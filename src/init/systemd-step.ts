@@ -18,7 +18,7 @@ const after = [
 ];
 
 /** The check as the service, run by `porter init --systemd`, failed: its report is above. */
-export class UnitCheckFailedError extends PorterError {
+class UnitCheckFailedError extends PorterError {
   override readonly code = 'E_UNIT_CHECK_FAILED';
   override readonly exitCode: number;
   constructor(message: string, exitCode: number) {

@@ -4,7 +4,7 @@ import { ConfigError } from '../errors.js';
 import type { Prompter } from './prompter.js';
 import { differs } from './write-setup.js';
 
-export interface Target {
+interface Target {
   readonly dir: string;
   /** The owner agreed (or passed --force) that the files there are replaced. */
   readonly replace: boolean;

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { ConfigError, PorterError, UsageError } from '../errors.js';
 
 /** What `porter check` needs from a unit to run as its service would: user, state directory, credentials. */
-export interface UnitService {
+interface UnitService {
   readonly unit: string;
   /** ExecStart='s program and arguments. */
   readonly execStart: readonly string[];
@@ -15,7 +15,7 @@ export interface UnitService {
 }
 
 /** systemd-run could not be started, or stopped by a signal. */
-export class UnitCheckError extends PorterError {
+class UnitCheckError extends PorterError {
   override readonly code = 'E_UNIT_CHECK';
 }
 
@@ -109,7 +109,7 @@ export function checkArgs(service: UnitService, config: string): string[] {
 }
 
 /** Reads the unit as systemd has it loaded (file and drop-ins). */
-export async function readUnit(name: string): Promise<UnitService> {
+async function readUnit(name: string): Promise<UnitService> {
   const unit = unitName(name);
   const text = await new Promise<string>((resolve, reject) => {
     execFile('systemctl', ['cat', '--no-pager', unit], { timeout: 30_000 }, (error, stdout, stderr) => {

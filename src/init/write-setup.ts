@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
 
 /** The files `porter init` writes: the config, and each secret in a file of its own. */
-export interface SetupFiles {
+interface SetupFiles {
   readonly dir: string;
   readonly config: unknown;
   /** File name (in `dir`) → secret. */

@@ -4,14 +4,14 @@ import type { Dispatcher } from 'undici';
 import { BodyTooLargeError } from './http.js';
 
 /** A whole HTTP answer: the final status, its headers, the body read to its end. */
-export interface ExchangeAnswer {
+interface ExchangeAnswer {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
   /** The body as UTF-8; undefined when it went on into `overflow` (ExchangeLimits). */
   readonly body: string | undefined;
 }
 
-export interface ExchangeLimits {
+interface ExchangeLimits {
   /** Past this many bytes the exchange fails with BodyTooLargeError, unless `overflow` takes the rest. */
   readonly maxBytes: number;
   /** Takes the whole body once it passes `maxBytes` (keeping what it needs, not the body), up to `overflowMaxBytes`. */

@@ -93,7 +93,7 @@ export function apiConnectionCap(limit: OpenFileLimit | undefined = openFileLimi
 }
 
 /** Descriptors a game-server connection must leave free once the limit was reached: the API's and porter's own. */
-export function reservedFiles(limit: OpenFileLimit): number {
+function reservedFiles(limit: OpenFileLimit): number {
   return apiConnectionCap(limit) + OWN_FILES;
 }
 
@@ -108,7 +108,7 @@ export function outOfFilesAdvice(limit: OpenFileLimit | undefined = openFileLimi
 }
 
 /** A connection porter did not open, to keep its last descriptors for its journal and the API. */
-export class OutOfFilesError extends PorterError {
+class OutOfFilesError extends PorterError {
   override readonly code: string = 'EMFILE';
 }
 

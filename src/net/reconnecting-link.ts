@@ -49,7 +49,7 @@ export interface LinkWording {
   readonly connectedFields?: Readonly<Record<string, unknown>>;
 }
 
-export interface ReconnectingLinkOptions<Conn> {
+interface ReconnectingLinkOptions<Conn> {
   readonly transport: LinkTransport<Conn>;
   readonly wording: LinkWording;
   readonly backoff: BackoffPolicy;

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { normalizeIdentifiers } from './normalize.js';
 import { WakeSignal } from '../wake-signal.js';
 
-export interface PlayerCacheOptions {
+interface PlayerCacheOptions {
   /** Reads the raw identifiers once (preset over RCON, or a script). */
   readonly read: (signal?: AbortSignal) => Promise<string[]>;
   /** How long a successful list is reused before it is read again. */

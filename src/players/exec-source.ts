@@ -10,7 +10,7 @@ export class PlayerScriptError extends PorterError {
   override readonly code = 'E_PLAYERS_SCRIPT';
 }
 
-export interface ExecPlayerReaderDeps {
+interface ExecPlayerReaderDeps {
   readonly logger: Logger;
   /** Default 5000 ms: the list is read every few seconds, a slow script must not pile up. */
   readonly timeoutMs?: number;

@@ -4,7 +4,7 @@ import type { Game } from '../games/game.js';
 import type { Executor } from '../protocols/executor.js';
 import { execPlayerReader } from './exec-source.js';
 
-export type PlayerReader = (signal?: AbortSignal) => Promise<string[]>;
+type PlayerReader = (signal?: AbortSignal) => Promise<string[]>;
 
 /**
  * Where one server's online identifiers come from: its player-list script when the config names

@@ -27,7 +27,7 @@ type Rule =
  * refused, whatever the rules say.
  */
 /** The config's `commandPolicy` section. */
-export interface CommandPolicySettings {
+interface CommandPolicySettings {
   readonly allow?: readonly string[] | undefined;
   readonly deny?: readonly string[] | undefined;
   readonly defaultDeny?: boolean | undefined;

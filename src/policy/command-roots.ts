@@ -59,14 +59,14 @@ const MODERN_EXECUTE_KEYWORDS = new Set([
 ]);
 
 /** `/minecraft:OP` → `op`, `c:/op` → `op`: no slashes around, no namespace, lower case. */
-export function normalizeRoot(token: string): string {
+function normalizeRoot(token: string): string {
   const bare = token.replace(/^\/+/, '').toLowerCase();
   const colon = bare.lastIndexOf(':');
   return colon >= 0 ? bare.slice(colon + 1).replace(/^\/+/, '') : bare;
 }
 
 /** Splits on any whitespace run; the empty command has no tokens. */
-export function tokenize(command: string): string[] {
+function tokenize(command: string): string[] {
   const trimmed = command.trim();
   return trimmed === '' ? [] : trimmed.split(/\s+/u);
 }

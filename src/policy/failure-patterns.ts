@@ -11,7 +11,7 @@ export const MAX_FAILURE_REASON = 500;
  * are case-insensitive and multi-line (`^` and `$` match at every line of the answer).
  */
 /** The config's `failurePatterns`: patterns added to the game's, or replacing them. */
-export type FailurePatternSettings = readonly string[] | { readonly mode: 'add' | 'replace'; readonly patterns: readonly string[] };
+type FailurePatternSettings = readonly string[] | { readonly mode: 'add' | 'replace'; readonly patterns: readonly string[] };
 
 export function compileFailurePatterns(preset: Game, config?: FailurePatternSettings): RegExp[] {
   if (config === undefined) return [...preset.failurePatterns];

@@ -17,7 +17,7 @@ export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 export const MAX_WEBSOCKET_MESSAGE_BYTES = 2 * MAX_ANSWER_BYTES;
 
 /** How a cap reads in messages: "4 MiB", "64 KiB", "1000 bytes". */
-export function describeBytes(bytes: number): string {
+function describeBytes(bytes: number): string {
   if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;

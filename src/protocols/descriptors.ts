@@ -22,7 +22,7 @@ export type TransportType = Transport['type'];
 /** The transports with a remote console (everything but a script): what `porter init` finds and proves. */
 export type ConsoleTransportType = Extract<Transport, { readonly console: object }>['type'];
 /** A server's `executor` section as parsed, defaults filled in, secrets not resolved yet. */
-export type ParsedExecutor = z.output<Transport['schema']>;
+type ParsedExecutor = z.output<Transport['schema']>;
 /** What an executor is built from: paths absolute, the secret resolved. */
 export type ResolvedExecutor = ReturnType<Transport['resolve']>;
 

@@ -33,7 +33,7 @@ export function executorLink<Conn>(
 }
 
 /** How an executor says, in its own terms, why a request was not sent. */
-export interface NotSentWords {
+interface NotSentWords {
   /** The link has no open connection (a reconnect is under way). */
   readonly notConnected: string;
   /** The signal aborted while the request waited for its turn. */

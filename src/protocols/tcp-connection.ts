@@ -4,7 +4,7 @@ import { CredentialsError, NotSentError } from '../errors.js';
 import { isOutOfFiles, outOfFilesAdvice } from '../net/open-files.js';
 import { stepWithin } from './step.js';
 
-export type TcpConnectionState = 'idle' | 'connecting' | 'authenticating' | 'ready' | 'closed';
+type TcpConnectionState = 'idle' | 'connecting' | 'authenticating' | 'ready' | 'closed';
 
 /** What every step's handlers have: the connection ended while the step was outstanding. */
 interface StepHandlers {
@@ -20,7 +20,7 @@ export interface TcpEndpoint {
 }
 
 /** How messages name the connection and the server. */
-export interface TcpWords {
+interface TcpWords {
   /** The connection: "RCON connection", "the telnet connection". */
   readonly name: string;
   /** The server: "RCON", "the 7 Days to Die console". */
@@ -28,7 +28,7 @@ export interface TcpWords {
 }
 
 /** How a protocol opens its connection once the socket is there. */
-export interface Opening<H extends StepHandlers> {
+interface Opening<H extends StepHandlers> {
   /** What the connect step does with what the socket reads before the connect event. */
   readonly meanwhile: Omit<H, 'onEnd'>;
   /** The login, run once connected; rejects with CredentialsError on a refused password. */

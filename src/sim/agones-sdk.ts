@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
  * WatchGameServer; googleforgames/agones sdks/swagger/sdk.swagger.json). The GameServer carries
  * proto field names (`object_meta`, `status.state`).
  */
-export interface FakeAgonesSdk {
+interface FakeAgonesSdk {
   readonly port: number;
   /** Open watch streams. */
   readonly watchers: number;

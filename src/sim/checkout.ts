@@ -9,7 +9,7 @@ import type { SimStore } from './sim-store.js';
  * runs, so a purchase never lands in a store nobody is looking at.
  */
 
-export class SimAlreadyRunningError extends PorterError {
+class SimAlreadyRunningError extends PorterError {
   override readonly code = 'E_SIM_RUNNING';
 }
 

@@ -13,7 +13,7 @@ import type { SimStore } from './sim-store.js';
 
 const MAX_BODY = 64 * 1024;
 
-export interface PurchaseRoute {
+interface PurchaseRoute {
   readonly url: string;
   close(): Promise<void>;
 }

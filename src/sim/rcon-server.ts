@@ -58,7 +58,7 @@ export interface ExecutedCommand {
  */
 export type RconFault = 'hang' | 'close-before-answer' | 'close-after-answer' | 'close-without-running' | 'flood';
 
-export interface HandlerContext {
+interface HandlerContext {
   readonly flavour: RconFlavour;
   readonly online: readonly string[];
 }

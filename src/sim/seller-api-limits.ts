@@ -4,7 +4,7 @@
  * Retry-After, so a test can count requests that came too early.
  */
 
-export type LimitCheck =
+type LimitCheck =
   | { readonly allowed: true; readonly limit: number; readonly remaining: number }
   | { readonly allowed: false; readonly limit: number; readonly remaining: 0; readonly retryAfterSeconds: number };
 

@@ -44,7 +44,7 @@ export interface SimCommand {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type Entry = Mutable<Omit<SimCommand, 'reports'>> & { reports: SimReport[] };
 
-export type PullOutcome =
+type PullOutcome =
   { readonly kind: 'claimed'; readonly id: string; readonly command: unknown } | { readonly kind: 'busy' } | { readonly kind: 'none' };
 
 export class CommandQueue {

@@ -6,7 +6,7 @@
  * print them (`PlayerSpawnedInWorld …`, `Chat (from '-non-player-' …`).
  */
 
-export interface SevenDaysPlayer {
+interface SevenDaysPlayer {
   readonly entityId: number;
   readonly name: string;
   /** `Steam_7656…`, `XBL_…`, or `<unknown>`. */

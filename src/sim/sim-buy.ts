@@ -5,7 +5,7 @@ import { isAlive, readSimState } from './sim-state.js';
 
 /** `porter sim buy`: a purchase in the running sim's store, found through its state file. */
 
-export class SimNotRunningError extends PorterError {
+class SimNotRunningError extends PorterError {
   override readonly code = 'E_SIM_NOT_RUNNING';
 }
 

@@ -18,7 +18,7 @@ export interface PurchaseRequest {
   readonly offline?: boolean | undefined;
 }
 
-export interface Purchase {
+interface Purchase {
   readonly command: string;
   readonly player: string | undefined;
   readonly offlineExecute: boolean;

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
  * (`$XDG_STATE_HOME`). `--state FILE` picks another, for two sims at once.
  */
 
-export interface SimState {
+interface SimState {
   readonly pid: number;
   readonly game: string;
   readonly storeUrl: string;

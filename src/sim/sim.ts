@@ -12,7 +12,7 @@ import { examplePurchase, startSimStore, storeSummary, type SimStore } from './s
  * the config values.
  */
 
-export interface SimOptions {
+interface SimOptions {
   readonly game: DemoGameName;
   readonly json: boolean;
   readonly statePath: string;

@@ -28,7 +28,7 @@ import { SimListener, type SimPlace } from './sim-listener.js';
  * not logged in gets a NUL byte for each log line instead.
  */
 
-export interface TelnetServerOptions extends SimPlace {
+interface TelnetServerOptions extends SimPlace {
   /** TelnetPassword; empty: no login is asked, as on a console without a password. */
   readonly password: string;
   /** Players online at start: names, or names with their platform and cross-platform ids. */

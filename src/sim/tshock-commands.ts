@@ -18,7 +18,7 @@ export interface Terrarian {
   readonly active: boolean;
 }
 
-export interface TShockWorld {
+interface TShockWorld {
   /** In slot order (the index `/who -i` shows). */
   readonly players: readonly Terrarian[];
   readonly maxPlayers: number;

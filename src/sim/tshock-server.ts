@@ -23,7 +23,7 @@ import { SimListener, type SimPlace } from './sim-listener.js';
  * neither are they here.
  */
 
-export interface TShockServerOptions extends SimPlace {
+interface TShockServerOptions extends SimPlace {
   /** The one application token (group superadmin) the server accepts. */
   readonly token: string;
   /** Who is on at start: names, or whole entries. */

@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { startDeadline, type Clock } from '../clock.js';
 
-export type BodyRead =
-  { readonly ok: true; readonly body: Buffer } | { readonly ok: false; readonly reason: 'too-large' | 'timeout' | 'aborted' };
+type BodyRead = { readonly ok: true; readonly body: Buffer } | { readonly ok: false; readonly reason: 'too-large' | 'timeout' | 'aborted' };
 
 /**
  * The raw body, exactly as sent (the signature covers these bytes), at most `maxBytes` of it and

@@ -3,7 +3,7 @@
  * carries the buyer's personal data under `data.order` (Seller API 5.3, 6): nothing else is kept,
  * logged or passed on, and the parsed object is dropped here.
  */
-export interface EventFacts {
+interface EventFacts {
   readonly type: string | undefined;
   readonly eventId: string | undefined;
 }

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
  * window passed) wakes its servers once more, which costs one pull inside their budget, never a
  * delivery twice (the journal and the settled-id memory keep that promise, not this).
  */
-export const REPLAY_CAPACITY = 10_000;
+const REPLAY_CAPACITY = 10_000;
 
 export class ReplayMemory {
   /** digest → when it is forgotten; insertion order is expiry order, since every entry lives `windowMs`. */

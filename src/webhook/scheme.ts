@@ -6,7 +6,7 @@ import { readStandardHeaders, standardSignatureMatches } from './standard-signat
 export type WebhookScheme = 'standard' | HeaderScheme;
 
 /** A request's signature headers, read and found well formed; the body is not checked yet. */
-export interface SignedHeaders {
+interface SignedHeaders {
   /** The Standard Webhooks `webhook-id`, remembered against replays; the single-header scheme has none. */
   readonly webhookId?: string;
   matches(body: Uint8Array, keys: readonly Uint8Array[]): boolean;

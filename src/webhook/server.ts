@@ -26,7 +26,7 @@ import { readTls, WebhookListenError, type TlsFiles } from './tls.js';
 /** The only event that makes a purchase pullable. */
 const WAKING_TYPE = 'order.payment_approved';
 
-export interface WebhookLimits {
+interface WebhookLimits {
   /** A request's whole body must arrive within this, counted from its headers. */
   readonly bodyDeadlineMs: number;
   readonly headersTimeoutMs: number;
@@ -37,7 +37,7 @@ export interface WebhookLimits {
 }
 
 /** The store waits 10 s for an answer (Seller API 6.4); an honest sender's 64 KiB takes a fraction of that. */
-export const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = {
+const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = {
   bodyDeadlineMs: 5_000,
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 10_000,
@@ -46,7 +46,7 @@ export const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = {
   maxRequestsPerSocket: 100,
 };
 
-export interface WebhookServerOptions {
+interface WebhookServerOptions {
   /** "host:port" from webhook.listen. */
   readonly listen: string;
   readonly tls?: TlsFiles | undefined;

@@ -13,7 +13,7 @@ import { sameBytes } from './same-bytes.js';
  * the JSON itself; the tests use it as the independent signer (docs/contributing.md).
  */
 
-export interface StandardHeaders {
+interface StandardHeaders {
   readonly id: string;
   /** As received: the signed content holds these exact digits. */
   readonly timestamp: string;

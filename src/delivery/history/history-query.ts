@@ -6,7 +6,7 @@ import type { HistoryRecord } from './history-record.js';
  * query parameter accept exactly the same values (docs/operations.md#what-happened-to-a-purchase).
  */
 
-export interface HistoryQuery {
+interface HistoryQuery {
   /** A player name (or identifier) the command text names as a whole word, in any case. */
   readonly player?: string;
   readonly id?: string;

@@ -19,7 +19,7 @@ import { StateFileError } from '../state/state-file.js';
  * episode of failing writes, one line when it ends.
  */
 
-export interface DeliveryHistoryOptions {
+interface DeliveryHistoryOptions {
   readonly stateDir: string;
   /** history.maxBytes: the bound of each of the two files. */
   readonly maxBytes: number;

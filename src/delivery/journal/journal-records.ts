@@ -150,7 +150,7 @@ const snapshotSchema = z.object({
 });
 
 /** What the snapshot (journal.json) holds: the state as of the start of log `generation`. */
-export interface Snapshot {
+interface Snapshot {
   readonly generation: number;
   readonly state: JournalState;
 }

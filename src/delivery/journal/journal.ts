@@ -19,7 +19,6 @@ import { SettledMemory, type SettledId, type SettledLimits } from './settled-mem
 import { readStateFileSync, StateFileError } from '../state/state-file.js';
 
 export type { JournalEntry, Outcome } from './journal-records.js';
-export type { SettledId } from './settled-memory.js';
 
 /**
  * The durable record that makes delivery at-most-once and lossless (docs/design.md, delivery
@@ -55,7 +54,7 @@ export class JournalWriteError extends PorterError {
   override readonly code = 'E_JOURNAL_WRITE';
 }
 
-export interface JournalOptions {
+interface JournalOptions {
   /** For tests that make the disk fail or the process die at any single operation. */
   readonly files?: JournalFs;
   readonly settledLimits?: SettledLimits;
@@ -64,7 +63,7 @@ export interface JournalOptions {
 }
 
 /** What the journal knows of a command id the API handed out. */
-export type Recall = { readonly kind: 'pending'; readonly entry: JournalEntry } | { readonly kind: 'settled'; readonly settled: SettledId };
+type Recall = { readonly kind: 'pending'; readonly entry: JournalEntry } | { readonly kind: 'settled'; readonly settled: SettledId };
 
 export class Journal {
   readonly #dir: string;

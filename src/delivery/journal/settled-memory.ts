@@ -17,7 +17,7 @@ export interface SettledLimits {
   readonly maxAgeMs: number;
 }
 
-export const SETTLED_LIMITS: SettledLimits = { maxPerServer: 5_000, maxAgeMs: 7 * 24 * 60 * 60 * 1000 };
+const SETTLED_LIMITS: SettledLimits = { maxPerServer: 5_000, maxAgeMs: 7 * 24 * 60 * 60 * 1000 };
 
 export interface SettledId {
   readonly serverId: string;

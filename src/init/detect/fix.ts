@@ -12,7 +12,7 @@ const SAFE_PASSWORD = /^[A-Za-z0-9]{8,32}$/;
 
 export type FixStep = (text: string, password: string) => Edit | undefined;
 
-export interface FixSpec {
+interface FixSpec {
   readonly file: string;
   readonly shownFile: string;
   readonly summary: string;

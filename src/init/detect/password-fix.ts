@@ -27,7 +27,7 @@ export function passwordIn(
 }
 
 /** What a settings file lacks for RCON: each part given only when it is missing. */
-export interface Missing {
+interface Missing {
   /** The change that switches RCON on ("RCONEnabled=True"), when it is off. */
   readonly switchOn?: string | false;
   /** The password's setting, when no password is set. */
@@ -54,7 +54,7 @@ export function fixMissing(
 }
 
 /** Where an ini key sits: the section (undefined for a file without sections) and which of two equal keys the game reads. */
-export interface IniPlace {
+interface IniPlace {
   readonly syntax: IniSyntax;
   readonly section: string | undefined;
   readonly pick: 'first' | 'last';

@@ -43,7 +43,7 @@ export function valueText(settings: SettingsText, raw: string): string | undefin
   }
 }
 
-export interface Line {
+interface Line {
   /** Offset of the first character. */
   readonly start: number;
   /** Offset just past the last character, before the line break. */

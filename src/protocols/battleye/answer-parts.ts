@@ -1,5 +1,5 @@
 /** What adding one part did to an answer. */
-export type PartOutcome =
+type PartOutcome =
   /** Stored; more parts are due. */
   | 'partial'
   /** Stored, and every part is here: `text()` is the answer. */

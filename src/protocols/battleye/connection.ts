@@ -8,7 +8,7 @@ import { loginOverUdp, type LoginOptions } from './login.js';
 import { MessageSeen } from './message-seen.js';
 import { decodeServerPacket, encodeAck, encodeCommand, type ServerPacket } from './packet.js';
 
-export interface BattlEyeConnectionOptions extends LoginOptions {
+interface BattlEyeConnectionOptions extends LoginOptions {
   /** Deadline of a keepalive's answer. */
   readonly timeoutMs: number;
   /** Sends an empty command after this long without sending one (BattlEye drops a client silent for 45 s). */

@@ -16,7 +16,7 @@ export interface LoginOptions {
 }
 
 /** Where the settings live, for every message that sends the operator there. */
-export const SETTINGS_HINT = 'RConPassword and RConPort in BEServer_x64.cfg (beserver_x64.cfg on Linux)';
+const SETTINGS_HINT = 'RConPassword and RConPort in BEServer_x64.cfg (beserver_x64.cfg on Linux)';
 
 /**
  * A UDP socket connected to the server, with the login accepted. BattlEye answers a login only

@@ -4,7 +4,7 @@
  * within that window is a repeat. At most 256 entries (one per sequence number), whatever the
  * server sends.
  */
-export const MESSAGE_RETRY_WINDOW_MS = 10_000;
+const MESSAGE_RETRY_WINDOW_MS = 10_000;
 
 export class MessageSeen {
   readonly #seenAt = new Map<number, number>();

@@ -11,13 +11,13 @@ import { crc32 } from 'node:zlib';
  * Sequence numbers are one byte and wrap. An empty command is the keepalive.
  */
 
-export const PacketType = { LOGIN: 0x00, COMMAND: 0x01, MESSAGE: 0x02 } as const;
+const PacketType = { LOGIN: 0x00, COMMAND: 0x01, MESSAGE: 0x02 } as const;
 
 /** 'B', 'E', four CRC bytes, 0xFF. */
 const HEADER_BYTES = 7;
 
 /** An IPv4 UDP datagram carries at most 65,507 bytes. */
-export const MAX_DATAGRAM_BYTES = 65_507;
+const MAX_DATAGRAM_BYTES = 65_507;
 
 /** The longest command text one datagram carries: the header, the type and the sequence number go first. */
 export const MAX_COMMAND_BYTES = MAX_DATAGRAM_BYTES - HEADER_BYTES - 2;
@@ -74,9 +74,9 @@ export type ClientPacket =
   | { readonly kind: 'ack'; readonly seq: number };
 
 /** Why a datagram was dropped. */
-export type DecodeProblem = 'short' | 'header' | 'checksum' | 'type' | 'malformed';
+type DecodeProblem = 'short' | 'header' | 'checksum' | 'type' | 'malformed';
 
-export type Decoded<T> = { readonly packet: T } | { readonly problem: DecodeProblem };
+type Decoded<T> = { readonly packet: T } | { readonly problem: DecodeProblem };
 
 /** The header and checksum, then the payload; a problem when the datagram is not BattlEye RCon at all. */
 function payloadOf(datagram: Buffer): Buffer | DecodeProblem {

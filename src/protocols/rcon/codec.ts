@@ -16,7 +16,7 @@ export const MIN_PACKET_LENGTH = 10;
 /** The length field does not count itself. */
 export const LENGTH_PREFIX_BYTES = 4;
 /** Bytes a packet adds around its body: length, id, type, two NULs. */
-export const PACKET_OVERHEAD_BYTES = LENGTH_PREFIX_BYTES + MIN_PACKET_LENGTH;
+const PACKET_OVERHEAD_BYTES = LENGTH_PREFIX_BYTES + MIN_PACKET_LENGTH;
 /** What the Valve spec allows a body to be. Servers that follow it (srcds requests) use this. */
 export const SPEC_MAX_BODY_BYTES = 4096;
 /**
@@ -25,7 +25,7 @@ export const SPEC_MAX_BODY_BYTES = 4096;
  * single packets over 4,200 bytes. The bound still rejects garbage (an HTTP, TLS or SSH peer
  * reads as a length in the hundreds of megabytes) and caps memory per packet.
  */
-export const DEFAULT_MAX_PACKET_LENGTH = 1024 * 1024;
+const DEFAULT_MAX_PACKET_LENGTH = 1024 * 1024;
 
 export interface RconPacket {
   readonly id: number;
@@ -57,7 +57,7 @@ export function bodyBytes(body: Buffer): Buffer {
   return end === -1 ? body : body.subarray(0, end);
 }
 
-export interface Decoded {
+interface Decoded {
   /** Every whole packet the chunk completed, in order (also those before a bad length). */
   readonly packets: RconPacket[];
   /** Set once the stream turned out not to be Source RCON; the connection must be dropped. */

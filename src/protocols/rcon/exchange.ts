@@ -16,7 +16,7 @@ export const MINECRAFT_PROBE_TYPE = 200;
 /** Minecraft sends an answer in pieces of this many characters (RconClient's chunk size). */
 const MINECRAFT_SPLIT = 4096;
 
-export type Step =
+type Step =
   /** Not part of this exchange (srcds' extra packet after the mirror, a late answer): drop it. */
   | { readonly kind: 'ignore' }
   | { readonly kind: 'more'; readonly write?: Buffer }
@@ -25,7 +25,7 @@ export type Step =
   /** The answer grew past the cap: stop reading, it will not end well. */
   | { readonly kind: 'overflow' };
 
-export interface CommandExchange {
+interface CommandExchange {
   /** Packets to write now, back to back only where the dialect allows it. */
   readonly initial: readonly Buffer[];
   accept(packet: RconPacket): Step;
@@ -69,7 +69,7 @@ class Fragments {
   }
 }
 
-export interface PlanOptions {
+interface PlanOptions {
   /** Hands out request ids; the caller keeps them unique on the connection (never 0 or -1). */
   readonly nextId: () => number;
   /** Most answer bytes collected (see MAX_ANSWER_BYTES); past it the exchange overflows. */
@@ -135,9 +135,9 @@ export function planCommand(flavour: RconFlavour, command: string, options: Plan
   });
 }
 
-export type AuthStep = 'wait' | 'accepted' | 'rejected';
+type AuthStep = 'wait' | 'accepted' | 'rejected';
 
-export interface AuthExchange {
+interface AuthExchange {
   readonly packet: Buffer;
   accept(packet: RconPacket): AuthStep;
 }

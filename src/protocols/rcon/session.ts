@@ -8,7 +8,7 @@ import { RconConnection, type RconConnectionOptions } from './connection.js';
 import { RconConnectError } from './errors.js';
 import { assertSendable } from './request-limits.js';
 
-export interface RconSessionOptions extends Omit<RconConnectionOptions, 'logger' | 'clock' | 'onIdZeroAnswers'> {
+interface RconSessionOptions extends Omit<RconConnectionOptions, 'logger' | 'clock' | 'onIdZeroAnswers'> {
   /** Deadline for one command's whole answer. */
   readonly timeoutMs: number;
   /** Longest command in UTF-8 bytes (see request-limits.ts). */
@@ -16,7 +16,7 @@ export interface RconSessionOptions extends Omit<RconConnectionOptions, 'logger'
   readonly backoff?: BackoffPolicy;
 }
 
-export interface RconSessionDeps {
+interface RconSessionDeps {
   readonly logger: Logger;
   readonly clock?: Clock;
   /** For tests of the jitter; Math.random otherwise. */

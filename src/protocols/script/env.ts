@@ -5,8 +5,8 @@
  * CREDENTIALS_DIRECTORY, which points at the files holding porter's token and passwords.
  * A script still runs as porter's own user and could read those files: docs/games.md#a-delivery-script says so.
  */
-export const SECRET_ENV_PREFIXES: readonly string[] = ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD', 'PORTER_WEBHOOK_SECRET'];
-export const SECRET_ENV_NAMES: readonly string[] = ['CREDENTIALS_DIRECTORY'];
+const SECRET_ENV_PREFIXES: readonly string[] = ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD', 'PORTER_WEBHOOK_SECRET'];
+const SECRET_ENV_NAMES: readonly string[] = ['CREDENTIALS_DIRECTORY'];
 
 function isSecret(name: string): boolean {
   return SECRET_ENV_NAMES.includes(name) || SECRET_ENV_PREFIXES.some((prefix) => name.startsWith(prefix));

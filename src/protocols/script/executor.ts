@@ -14,7 +14,7 @@ import { lastLines } from './tail.js';
 
 export type ScriptExecutorConfig = Extract<ResolvedExecutor, { type: 'script' }>;
 
-export interface ScriptExecutorDeps {
+interface ScriptExecutorDeps {
   readonly logger: Logger;
   readonly clock?: Clock;
   /** Working directory of the script; default porter's own. */

@@ -9,7 +9,7 @@ import { TailBuffer } from './tail.js';
  * Shared by the script executor and the script player source.
  */
 
-export interface RunProcessOptions {
+interface RunProcessOptions {
   /** Executable first, then its arguments, each passed as-is. */
   readonly argv: readonly string[];
   readonly env: NodeJS.ProcessEnv;

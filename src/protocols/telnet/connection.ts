@@ -10,7 +10,7 @@ import { ConsoleLogin } from './login.js';
 import { openErrorOf, TcpConnection, type TcpEndpoint } from '../tcp-connection.js';
 
 /** connectTimeoutMs bounds the TCP connect, and again the login once connected. */
-export interface TelnetConnectionOptions extends TcpEndpoint {
+interface TelnetConnectionOptions extends TcpEndpoint {
   readonly password: string;
   /** Most answer bytes collected for one command; default MAX_ANSWER_BYTES. */
   readonly maxAnswerBytes?: number;

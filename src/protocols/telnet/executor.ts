@@ -9,12 +9,10 @@ import { TelnetConnection } from './connection.js';
 import { endsSession } from './console-text.js';
 import { TelnetConnectError } from './errors.js';
 
-export { TelnetConnectError } from './errors.js';
-
 export type TelnetExecutorConfig = Extract<ResolvedExecutor, { type: 'telnet' }>;
 
 /** Reconnect backoff by default 250 ms doubling to 10 s (DEFAULT_RECONNECT_BACKOFF). */
-export type TelnetExecutorDeps = LinkedExecutorDeps;
+type TelnetExecutorDeps = LinkedExecutorDeps;
 
 /**
  * 7 Days to Die's telnet console: one persistent, logged-in TCP connection per server, one

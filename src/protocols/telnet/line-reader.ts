@@ -19,7 +19,7 @@ const NUL = 0x00;
 
 type IacState = 'data' | 'command' | 'option' | 'subnegotiation' | 'subnegotiation-iac';
 
-export interface LineBatch {
+interface LineBatch {
   /** Every line the chunk completed, in order (also those before an overflow). */
   readonly lines: string[];
   /** A line grew over the cap without ending: the stream is not a console's, and the reader stays failed. */

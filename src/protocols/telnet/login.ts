@@ -8,7 +8,7 @@ import {
   type EndMarker,
 } from './console-text.js';
 
-export type LoginStep =
+type LoginStep =
   | { readonly kind: 'wait' }
   /** Send this line (CRLF is added by the connection). */
   | { readonly kind: 'write'; readonly line: string }

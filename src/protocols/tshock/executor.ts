@@ -25,7 +25,7 @@ export class TShockConnectError extends PorterError {
 }
 
 /** The backoff paces re-checks of the token after the server was lost; 250 ms doubling to 10 s by default. */
-export type TShockExecutorDeps = LinkedExecutorDeps;
+type TShockExecutorDeps = LinkedExecutorDeps;
 
 /**
  * The most body porter reads for one answer: an answer at MAX_ANSWER_BYTES with room for its JSON

@@ -21,12 +21,12 @@ export class RequestUnanswered extends Error {
   }
 }
 
-export interface HttpAnswer {
+interface HttpAnswer {
   readonly status: number;
   readonly body: string;
 }
 
-export interface TShockHttpOptions {
+interface TShockHttpOptions {
   readonly origin: string;
   /** Deadline for the TCP connect: past it the request provably was not sent. */
   readonly connectTimeoutMs: number;

@@ -10,7 +10,7 @@ export class WebRconConnectError extends PorterError {
   override readonly code = 'E_WEBRCON_CONNECT';
 }
 
-export interface WebRconOpenOptions {
+interface WebRconOpenOptions {
   readonly address: WebRconAddress;
   readonly connectTimeoutMs: number;
   /** Shared by the attempts of one executor; each attempt adds its own handshake recorder. */

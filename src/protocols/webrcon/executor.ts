@@ -17,7 +17,7 @@ export { WebRconConnectError } from './connection.js';
 
 export type WebRconExecutorConfig = Extract<ResolvedExecutor, { type: 'webrcon' }>;
 
-export interface WebRconExecutorDeps extends LinkedExecutorDeps {
+interface WebRconExecutorDeps extends LinkedExecutorDeps {
   /**
    * Sent right after each delivery command, with its own Identifier (null: do not probe).
    * Rust answers a command only if it printed something, may answer it in several frames, and

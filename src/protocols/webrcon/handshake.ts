@@ -55,7 +55,7 @@ class RecordingHandler extends DelegatingHandler {
   }
 }
 
-export interface HandshakeRecorder {
+interface HandshakeRecorder {
   readonly interceptor: Dispatcher.DispatcherComposeInterceptor;
   answer(): HandshakeAnswer;
   /** The upgraded socket: the WebSocket API cannot drop a connection without a close handshake, this can. */

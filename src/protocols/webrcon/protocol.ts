@@ -8,7 +8,7 @@
 /** Rust reads Identifier as a C# int. Only ids from 1 up are ours: 0 and below are broadcasts. */
 export const MAX_IDENTIFIER = 2_147_483_647;
 
-export const CLIENT_NAME = 'porter';
+const CLIENT_NAME = 'porter';
 
 export function encodeRequest(identifier: number, command: string): string {
   return JSON.stringify({ Identifier: identifier, Message: command, Name: CLIENT_NAME });

@@ -19,7 +19,7 @@ interface PendingRequest {
   settle(outcome: { answer: string } | { error: Error }): void;
 }
 
-export interface SendOptions {
+interface SendOptions {
   /** Sent right after the command; its answer ends the command's answer. null: the first answer does. */
   readonly probe: string | null;
   readonly timeoutMs: number;

@@ -8,7 +8,7 @@ import { appendLine, splitLines, type Edit } from '../text.js';
  * 1, and no RCon port is opened without RConPort. Names compare without case; the value is the
  * next word; a later line overrides an earlier one.
  */
-export interface BattleyeSetting {
+interface BattleyeSetting {
   readonly name: string;
   readonly value: string;
   readonly valueStart: number;

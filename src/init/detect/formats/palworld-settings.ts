@@ -9,7 +9,7 @@ import { splitLines, type Edit } from '../text.js';
  * DefaultPalWorldSettings.ini the server ships (quoted in test/fixtures/game-dirs/README.md); a
  * server writes an empty PalWorldSettings.ini until the owner copies the defaults into it.
  */
-export interface PalworldOption {
+interface PalworldOption {
   readonly key: string;
   readonly value: string;
   readonly quoted: boolean;
@@ -18,7 +18,7 @@ export interface PalworldOption {
   readonly valueEnd: number;
 }
 
-export interface PalworldSettings {
+interface PalworldSettings {
   readonly options: readonly PalworldOption[];
   /** Where a new `,Key=Value` goes: the list's closing parenthesis. */
   readonly closeAt: number;

@@ -13,7 +13,7 @@ export interface TshockToken {
   readonly group: string | undefined;
 }
 
-export interface TshockConfig {
+interface TshockConfig {
   readonly restApiEnabled: boolean | undefined;
   readonly restApiPort: number | undefined;
   readonly tokens: readonly TshockToken[];
