@@ -13,7 +13,7 @@ import { PullBodyScanner, type OversizedPull } from './pull-scan.js';
 import { apiConnectionCap } from '../net/open-files.js';
 import { SecretBook } from '../secret-book.js';
 import { readSecretAgain } from '../config/secrets.js';
-import { tokenRenewal } from './token.js';
+import { tokenRenewal, type TokenRenewal } from './token.js';
 
 export interface ApiRequest {
   readonly method: 'GET' | 'POST';
@@ -138,6 +138,18 @@ export function createApiPool(origin: string, timeoutMs: number): Dispatcher {
   });
 }
 
+/** What one exchange needs of its client. */
+interface Wire {
+  readonly pool: Dispatcher;
+  readonly clock: Clock;
+  readonly wallNow: () => number;
+  readonly timeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly token: TokenRenewal;
+  readonly redact: (text: string) => string;
+  readonly logger: Logger;
+}
+
 /**
  * The HTTP side of the Seller API: one undici Pool for the base URL, bearer auth, a per-request
  * deadline of `api.timeoutMs` for the whole exchange (startDeadline on the injected clock, which
@@ -146,97 +158,108 @@ export function createApiPool(origin: string, timeoutMs: number): Dispatcher {
  */
 export function createApiClient(config: Config['api'], deps: ApiClientDeps): ApiClient {
   const base = parseBaseUrl(config.baseUrl);
-  const routes = createRoutePaths(config.routes, base);
-  const clock = deps.clock ?? systemClock;
-  const wallNow = deps.wallNow ?? Date.now;
-  const maxBodyBytes = deps.maxBodyBytes ?? 1024 * 1024;
-  const timeoutMs = config.timeoutMs;
   const readToken = deps.readToken ?? (config.tokenPath !== undefined ? readSecretAgain.bind(undefined, config.tokenPath) : undefined);
   const secrets = deps.secrets ?? new SecretBook();
   const token = tokenRenewal(config.token, readToken, secrets);
-  const logger = deps.logger;
-  const pool = deps.pool ?? createApiPool(base.origin, timeoutMs);
-
-  // A fail reason and every API error text pass through it.
-  const redact = secrets.scrub;
-
-  async function send(request: ApiRequest): Promise<ApiResponse> {
-    request.signal?.throwIfAborted();
-    const scanner = request.scanOversized ? new PullBodyScanner() : undefined;
-    const exchange = new HttpExchange({ maxBytes: maxBodyBytes, overflow: scanner, overflowMaxBytes: OVERSIZED_SCAN_MAX_BYTES });
-    // Wired by hand, not withDeadline(): that is two AbortControllers and two listeners per call,
-    // and an idle fleet makes 1,500 calls a second (docs/benchmarks.md, fleet). Here a deadline
-    // is one timer, and the caller's signal one listener.
-    let timedOut = false;
-    const cancelDeadline = startDeadline(clock, timeoutMs, () => {
-      timedOut = true;
-      exchange.abort(new Error(`no answer within ${timeoutMs} ms`));
-    });
-    const onCallerAbort = () => exchange.abort(request.signal?.reason as Error);
-    request.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const started = performance.now();
-    const sentWith = token.current();
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${sentWith.token}`,
-      accept: 'application/json, application/problem+json',
-    };
-    let body: string | undefined;
-    if (request.json !== undefined) {
-      body = JSON.stringify(request.json);
-      headers['content-type'] = 'application/json';
-    }
-    try {
-      pool.dispatch({ method: request.method, path: request.path, headers, body, headersTimeout: 0, bodyTimeout: 0 }, exchange);
-      const response = await exchange.answer;
-      const text = response.body;
-      const elapsedMs = Math.round(performance.now() - started);
-      logger.debug(
-        { route: request.context.route, serverId: request.context.serverId, status: response.status, ms: elapsedMs },
-        'seller api answered',
-      );
-      return {
-        status: response.status,
-        body: text ?? '',
-        ...(text === undefined && scanner ? { oversized: scanner.result(maxBodyBytes) } : {}),
-        elapsedMs,
-        tokenGeneration: sentWith.generation,
-        rateLimit: {
-          remaining: nonNegativeInt(header(response.headers, 'x-ratelimit-remaining')),
-          limit: nonNegativeInt(header(response.headers, 'x-ratelimit-limit')),
-          retryAfterMs: parseRetryAfter(header(response.headers, 'retry-after'), wallNow()),
-        },
-      };
-    } catch (error) {
-      if (request.signal?.aborted && !timedOut) throw request.signal.reason;
-      if (timedOut) {
-        throw toTransportError(error, request.context, redact, {
-          failure: 'timeout',
-          maybeProcessed: true,
-          detail: `no answer within ${timeoutMs} ms (api.timeoutMs)`,
-        });
-      }
-      if (error instanceof BodyTooLargeError) {
-        throw toTransportError(error, request.context, redact, {
-          failure: 'body-too-large',
-          maybeProcessed: true,
-          detail: `the answer exceeded ${maxBodyBytes} bytes`,
-        });
-      }
-      throw toTransportError(error, request.context, redact);
-    } finally {
-      cancelDeadline();
-      request.signal?.removeEventListener('abort', onCallerAbort);
-    }
-  }
-
+  const pool = deps.pool ?? createApiPool(base.origin, config.timeoutMs);
+  const wire: Wire = {
+    pool,
+    clock: deps.clock ?? systemClock,
+    wallNow: deps.wallNow ?? Date.now,
+    timeoutMs: config.timeoutMs,
+    maxBodyBytes: deps.maxBodyBytes ?? 1024 * 1024,
+    token,
+    // A fail reason and every API error text pass through it.
+    redact: secrets.scrub,
+    logger: deps.logger,
+  };
   return {
-    routes,
-    send,
-    redact,
+    routes: createRoutePaths(config.routes, base),
+    send: (request) => sendOnce(wire, request),
+    redact: wire.redact,
     renewToken: (generation) => token.renew(generation),
     useToken: (next) => token.use(next),
     close: async () => {
       if (deps.pool === undefined) await pool.close();
     },
   };
+}
+
+/** One request, its whole answer or the transport error that says why none came. */
+async function sendOnce(wire: Wire, request: ApiRequest): Promise<ApiResponse> {
+  const { clock, timeoutMs, maxBodyBytes } = wire;
+  request.signal?.throwIfAborted();
+  const scanner = request.scanOversized ? new PullBodyScanner() : undefined;
+  const exchange = new HttpExchange({ maxBytes: maxBodyBytes, overflow: scanner, overflowMaxBytes: OVERSIZED_SCAN_MAX_BYTES });
+  // Wired by hand, not withDeadline(): that is two AbortControllers and two listeners per call,
+  // and an idle fleet makes 1,500 calls a second (docs/benchmarks.md, fleet). Here a deadline
+  // is one timer, and the caller's signal one listener.
+  let timedOut = false;
+  const cancelDeadline = startDeadline(clock, timeoutMs, () => {
+    timedOut = true;
+    exchange.abort(new Error(`no answer within ${timeoutMs} ms`));
+  });
+  const onCallerAbort = () => exchange.abort(request.signal?.reason as Error);
+  request.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  const started = performance.now();
+  const sentWith = wire.token.current();
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${sentWith.token}`,
+    accept: 'application/json, application/problem+json',
+  };
+  let body: string | undefined;
+  if (request.json !== undefined) {
+    body = JSON.stringify(request.json);
+    headers['content-type'] = 'application/json';
+  }
+  try {
+    wire.pool.dispatch({ method: request.method, path: request.path, headers, body, headersTimeout: 0, bodyTimeout: 0 }, exchange);
+    const answer = await exchange.answer;
+    const elapsedMs = Math.round(performance.now() - started);
+    wire.logger.debug(
+      { route: request.context.route, serverId: request.context.serverId, status: answer.status, ms: elapsedMs },
+      'seller api answered',
+    );
+    return {
+      status: answer.status,
+      body: answer.body ?? '',
+      ...(answer.body === undefined && scanner ? { oversized: scanner.result(maxBodyBytes) } : {}),
+      elapsedMs,
+      tokenGeneration: sentWith.generation,
+      rateLimit: rateLimitOf(answer.headers, wire.wallNow()),
+    };
+  } catch (error) {
+    if (request.signal?.aborted && !timedOut) throw request.signal.reason;
+    throw noAnswer(wire, request.context, error, timedOut);
+  } finally {
+    cancelDeadline();
+    request.signal?.removeEventListener('abort', onCallerAbort);
+  }
+}
+
+function rateLimitOf(headers: IncomingHttpHeaders, wallNow: number): RateLimitHeaders {
+  return {
+    remaining: nonNegativeInt(header(headers, 'x-ratelimit-remaining')),
+    limit: nonNegativeInt(header(headers, 'x-ratelimit-limit')),
+    retryAfterMs: parseRetryAfter(header(headers, 'retry-after'), wallNow),
+  };
+}
+
+/** Why no answer came, as the transport error the caller sees. */
+function noAnswer(wire: Wire, context: CallContext, error: unknown, timedOut: boolean): Error {
+  if (timedOut) {
+    return toTransportError(error, context, wire.redact, {
+      failure: 'timeout',
+      maybeProcessed: true,
+      detail: `no answer within ${wire.timeoutMs} ms (api.timeoutMs)`,
+    });
+  }
+  if (error instanceof BodyTooLargeError) {
+    return toTransportError(error, context, wire.redact, {
+      failure: 'body-too-large',
+      maybeProcessed: true,
+      detail: `the answer exceeded ${wire.maxBodyBytes} bytes`,
+    });
+  }
+  return toTransportError(error, context, wire.redact);
 }

@@ -6,7 +6,7 @@ import type { SecretBook } from '../secret-book.js';
  * up the first time the old one is refused, instead of stopping with exit 78
  * (docs/design.md#the-api-contract).
  */
-interface TokenRenewal {
+export interface TokenRenewal {
   /** The token now, and its generation: 0 for the configured token, +1 for every renewal. */
   current(): { readonly token: string; readonly generation: number };
   /**
