@@ -1,8 +1,11 @@
-#!/usr/bin/env -S node --max-semi-space-size=1
-// The flag caps V8's young generation at 1 MiB per semi-space. porter's per-command garbage is
-// small and short-lived, and by default V8 grows the young generation to 16 MiB per semi-space
-// over a long run: ~25 MB more RSS at steady state for no measurable CPU gain (docs/benchmarks.md).
-// The Dockerfile's ENTRYPOINT passes the same flag; the bench reads it from this line.
+#!/usr/bin/env -S node --max-semi-space-size=16
+// The flag sets V8's young generation to at most 16 MiB per semi-space, V8's own default on 64-bit
+// Node 20, named so that every Node version porter runs on behaves the same. It was 1 MiB, which
+// kept ~25 MB of RSS off a single busy server; but with 1,000 servers a young generation that
+// small is collected ~30 times a second and promotes every pull still waiting for its answer,
+// and the collector became the largest cost of an idle fleet (a third of its CPU,
+// docs/benchmarks.md, fleet). The Dockerfile's ENTRYPOINT passes the same flag; the bench reads
+// it from this line.
 // First: it holds a SIGHUP that arrives while the rest loads.
 import './early-hangup.js';
 import { Command } from 'commander';
