@@ -1,7 +1,6 @@
 import type { ResolvedServer } from '../config/schema.js';
 import { serverLabel } from '../config/server-label.js';
 import type { TransportDescriptor } from '../protocols/descriptor.js';
-import { transportOf } from '../protocols/descriptors.js';
 import type { Command } from 'commander';
 import { systemClock } from '../clock.js';
 import { UsageError } from '../errors.js';
@@ -23,6 +22,13 @@ export function registerRcon(program: Command, secrets: SecretBook): void {
       action(secrets, async (words: string[], options: { config?: string; server?: string }) => {
         const config = await loadConfigFor(options.config, secrets);
         const server = pickServer(config, options.server);
+        // Loaded here, not at the top: the descriptors build zod schemas, and every command's start-up
+        // (porter --help among them) would pay for loading zod.
+        const { transportOf } = await import('../protocols/descriptors.js');
+        const hasConsole = (s: ResolvedServer) => {
+          const transport: TransportDescriptor = transportOf(s.executor.type);
+          return transport.console !== undefined;
+        };
         if (!hasConsole(server)) {
           // The server named (or the only one) is one porter rcon cannot use: a usage error, like an unknown --server.
           const consoles = config.servers.filter(hasConsole).map((s) => serverLabel(s));
@@ -45,10 +51,4 @@ export function registerRcon(program: Command, secrets: SecretBook): void {
         }
       }),
     );
-}
-
-/** A server whose transport has a remote console to send a command to (every one but a script). */
-function hasConsole(server: ResolvedServer): boolean {
-  const transport: TransportDescriptor = transportOf(server.executor.type);
-  return transport.console !== undefined;
 }
