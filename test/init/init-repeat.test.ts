@@ -11,7 +11,7 @@ import { Terminal } from '../helpers/tmux.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { CLI, WAIT } from '../integration/harness.js';
 import { missingTool } from '../ship/run.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../../bench/lib/free-port.js';
 
 /**
  * `porter init` run a second time, stopped half-way, and meeting a game server whose RCON it has

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startAgonesSdk } from '../../src/sim/agones-sdk.js';
 import { SIM_SERVER_ID, startBed, WAIT } from './harness.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../../bench/lib/free-port.js';
 
 /**
  * porter as a sidecar of an Agones GameServer, through the real CLI against a simulated SDK

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, isSettled, SIM_SERVER_ID, startBed, WAIT, type TestBed } from './harness.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../../bench/lib/free-port.js';
 
 /**
  * A state directory on a small tmpfs that fills up and frees again while porter delivers, through

@@ -4,7 +4,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { CredentialsError, NotSentError, PorterError } from '../../src/errors.js';
 import { openErrorOf, TcpConnection } from '../../src/protocols/tcp-connection.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { freePort } from '../helpers/free-port.js';
+import { freePort } from '../../bench/lib/free-port.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 class LineConnectError extends PorterError {
