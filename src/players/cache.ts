@@ -77,12 +77,7 @@ export class PlayerCache {
         while (!signal.aborted) {
           // Not through get(): the read takes the same signal, so it cannot outlive a stop, and
           // the watcher needs no copy of the list.
-          const ok =
-            this.#freshList() !== undefined ||
-            (await this.#readShared(signal).then(
-              () => true,
-              () => false,
-            ));
+          const ok = this.#freshList() !== undefined || (await this.#readShared(signal).then(succeeded, failed));
           if (signal.aborted) break;
           // A failure that was passed on (server unreachable) caches nothing: try again in a moment.
           const wait = ok ? this.#msUntilStale() : this.#failureRetryMs();
@@ -97,11 +92,13 @@ export class PlayerCache {
 
   /** The read in flight, started by this caller if none is. */
   #readShared(signal: AbortSignal | undefined): Promise<string[]> {
-    this.#inflight ??= this.#read(signal).finally(() => {
-      this.#inflight = undefined;
-    });
+    this.#inflight ??= this.#read(signal).finally(this.#readEnded);
     return this.#inflight;
   }
+
+  readonly #readEnded = () => {
+    this.#inflight = undefined;
+  };
 
   #freshList(): string[] | undefined {
     const now = this.#o.clock.now();
@@ -155,9 +152,10 @@ export class PlayerCache {
   }
 
   #announceJoins(before: readonly string[], after: readonly string[]): void {
+    if (after.length === 0 || !this.#o.onJoin) return;
     const known = new Set(before);
     const joined = after.filter((id) => !known.has(id));
-    if (joined.length === 0 || !this.#o.onJoin) return;
+    if (joined.length === 0) return;
     try {
       this.#o.onJoin(joined);
     } catch (error) {
@@ -190,6 +188,10 @@ function describe(error: unknown): { message: string; code?: string } {
   }
   return { message: String(error) };
 }
+
+/** The watcher's view of a read: it only needs to know whether a list came (module-level: no closures per read). */
+const succeeded = () => true;
+const failed = () => false;
 
 function mustPassOn(error: unknown): boolean {
   if (error instanceof NotSentError) return true;

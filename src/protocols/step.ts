@@ -1,10 +1,10 @@
 import { startDeadline, type Clock } from '../clock.js';
 
 /** What a connection tells `stepWithin` about itself; the step's handlers are its own type `H`. */
-interface StepHost<H> {
+export interface StepHost<H> {
   readonly clock: Clock;
   /** Why the connection ended, if it did: a step started then fails at once with it. */
-  readonly endReason: Error | undefined;
+  endReason(): Error | undefined;
   /** Receives the running step's handlers, and undefined once it settles. */
   track(handlers: H | undefined): void;
 }
@@ -42,8 +42,9 @@ export function stepWithin<T, H>(
       rejectPromise(reason);
     };
     const onAbort = () => reject(new Error(`cancelled while ${what}`, { cause: signal?.reason }));
-    if (host.endReason) {
-      reject(host.endReason);
+    const ended = host.endReason();
+    if (ended) {
+      reject(ended);
       return;
     }
     signal?.addEventListener('abort', onAbort, { once: true });

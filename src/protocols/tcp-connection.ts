@@ -2,7 +2,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
 import { CredentialsError, NotSentError } from '../errors.js';
 import { isOutOfFiles, outOfFilesAdvice } from '../net/open-files.js';
-import { stepWithin } from './step.js';
+import { stepWithin, type StepHost } from './step.js';
 
 type TcpConnectionState = 'idle' | 'connecting' | 'authenticating' | 'ready' | 'closed';
 
@@ -40,6 +40,15 @@ interface Opening<H extends StepHandlers> {
 const KEEPALIVE_DELAY_MS = 15_000;
 
 /**
+ * Where every connection's socket reads land (net's `onread`): one buffer for the process, not a
+ * fresh 64 KiB allocation and a stream 'data' event per read. Safe because a read is handed to
+ * `onData` synchronously and the next read into the buffer happens only after it returns; so
+ * `onData` must copy whatever it keeps (both decoders do). An idle fleet reads a thousand
+ * answers every two seconds (docs/benchmarks.md, fleet).
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
+/**
  * The TCP side of a stream console connection (RCON, the 7 Days to Die telnet console): connect
  * with a deadline, a login step, then one outstanding step at a time (stepWithin), each fed what
  * the socket reads through the protocol's handlers `H`. Socket errors, a FIN and a close end the
@@ -54,14 +63,25 @@ export abstract class TcpConnection<H extends StepHandlers> {
   #outstanding: H | undefined;
   #endReason: Error | undefined;
   readonly #endListeners = new Set<(reason: Error) => void>();
+  readonly #address: string;
+  /** What every step is told about this connection: one object for its life, not one per request. */
+  readonly #stepHost: StepHost<H>;
 
   constructor(endpoint: TcpEndpoint, words: TcpWords) {
     this.#endpoint = endpoint;
     this.#words = words;
     this.#clock = endpoint.clock ?? systemClock;
+    this.#address = `${endpoint.host}:${endpoint.port}`;
+    this.#stepHost = {
+      clock: this.#clock,
+      endReason: () => this.#endReason,
+      track: (handlers) => {
+        this.#outstanding = handlers;
+      },
+    };
   }
 
-  /** Every chunk the socket reads. */
+  /** Every chunk the socket reads. The chunk is reused for the next read once this returns: copy what you keep. */
   protected abstract onData(chunk: Buffer): void;
 
   get state(): TcpConnectionState {
@@ -69,7 +89,7 @@ export abstract class TcpConnection<H extends StepHandlers> {
   }
 
   get address(): string {
-    return `${this.#endpoint.host}:${this.#endpoint.port}`;
+    return this.#address;
   }
 
   /** The handlers of the step under way, if any. */
@@ -98,10 +118,20 @@ export abstract class TcpConnection<H extends StepHandlers> {
     if (this.#state !== 'idle') throw new Error(`${this.#words.name}: open() may be called once`);
     const { host, port, connectTimeoutMs } = this.#endpoint;
     this.#state = 'connecting';
-    const socket = netConnect({ host, port });
+    const socket = netConnect({
+      host,
+      port,
+      onread: {
+        buffer: READ_BUFFER,
+        callback: (bytes: number, buffer: Uint8Array) => {
+          this.onData((buffer as Buffer).subarray(0, bytes));
+          // true: keep reading (false would pause the socket).
+          return true;
+        },
+      },
+    });
     this.#socket = socket;
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (error: Error) => this.end(describeSocketError(error)));
     // allowHalfOpen is off: a FIN from the server ends the connection; treat it as closed at once
     // so that no command is written into a connection the server is leaving.
@@ -164,14 +194,7 @@ export abstract class TcpConnection<H extends StepHandlers> {
     what: string,
     start: (resolve: (value: T) => void, reject: (reason: Error) => void) => H,
   ): Promise<T> {
-    const host = {
-      clock: this.#clock,
-      endReason: this.#endReason,
-      track: (handlers: H | undefined) => {
-        this.#outstanding = handlers;
-      },
-    };
-    return stepWithin(host, timeoutMs, signal, what, start);
+    return stepWithin(this.#stepHost, timeoutMs, signal, what, start);
   }
 
   /** Ends the connection once: the socket destroyed, the outstanding step and the end listeners told. */

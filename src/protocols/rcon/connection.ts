@@ -41,12 +41,16 @@ export class RconConnection extends TcpConnection<Outstanding> {
   #matching: RconFlavour;
   #answered = 0;
   #nextId = 1;
+  /** Worded once: every request would otherwise build it again (an idle fleet reads players 500 times a second). */
+  readonly #waitingForAnswer: string;
+  readonly #allocate = () => this.#allocateId();
 
   constructor(options: RconConnectionOptions) {
     super(options, { name: 'RCON connection', server: 'RCON' });
     this.#options = options;
     this.#matching = options.flavour;
     this.#decoder = new PacketDecoder(options.maxPacketLength === undefined ? {} : { maxPacketLength: options.maxPacketLength });
+    this.#waitingForAnswer = `waiting for the answer from RCON at ${this.address}`;
   }
 
   /**
@@ -71,10 +75,10 @@ export class RconConnection extends TcpConnection<Outstanding> {
   async request(command: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
     const socket = this.socketFor('request', signal);
     const maxAnswerBytes = this.#options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
-    const exchange = planCommand(this.#matching, command, { nextId: () => this.#allocateId(), maxAnswerBytes });
+    const exchange = planCommand(this.#matching, command, { nextId: this.#allocate, maxAnswerBytes });
     let written = false;
     try {
-      return await this.within(timeoutMs, signal, `waiting for the answer from RCON at ${this.address}`, (resolve, reject) => {
+      return await this.within(timeoutMs, signal, this.#waitingForAnswer, (resolve, reject) => {
         for (const packet of exchange.initial) socket.write(packet);
         written = true;
         return {
