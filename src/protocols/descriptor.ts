@@ -39,6 +39,31 @@ export function defineTransport<const D extends TransportDescriptor>(descriptor:
   return descriptor;
 }
 
+/**
+ * A console that logs in with the game server's password and holds one connection: everything but
+ * its type, schema, usual game and console name is the same for all of them (BattlEye, telnet,
+ * TShock, WebRCON), and its resolved section is the parsed one with the password filled in.
+ */
+export function passwordTransport<const T extends string, const S extends z.ZodObject<PasswordShape>>(
+  type: T,
+  schema: S,
+  defaultPreset: GameName,
+  console: ConsoleDescriptor,
+) {
+  return defineTransport({
+    type,
+    schema,
+    defaultPreset,
+    secret: GAME_PASSWORD,
+    console,
+    openFiles: 1,
+    resolve: (parsed: z.output<S>, { password }: ResolveContext) => withPassword(parsed, password),
+  });
+}
+
+/** What a password console's section has besides its own fields. */
+type PasswordShape = { type: z.ZodLiteral<string> } & typeof secretSources;
+
 interface SecretLookup {
   /** The environment variable that overrides the config file's value. */
   readonly envName: string;

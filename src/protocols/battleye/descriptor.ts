@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTransport, GAME_PASSWORD, port, positiveMs, secretSources, withPassword } from '../descriptor.js';
+import { passwordTransport, port, positiveMs, secretSources } from '../descriptor.js';
 
 /**
  * BattlEye has no fixed RCon port: RConPort in BEServer_x64.cfg sets it. 2305 (game port + 3) is
@@ -15,12 +15,7 @@ const schema = z.strictObject({
 });
 
 /** BattlEye RCon over UDP (DayZ, Arma 3). */
-export const battleyeTransport = defineTransport({
-  type: 'battleye',
-  schema,
-  defaultPreset: 'dayz',
-  secret: GAME_PASSWORD,
-  console: { name: 'BattlEye RCon', secretLabel: 'battleye password of the game server' },
-  openFiles: 1,
-  resolve: (parsed: z.output<typeof schema>, { password }) => withPassword(parsed, password),
+export const battleyeTransport = passwordTransport('battleye', schema, 'dayz', {
+  name: 'BattlEye RCon',
+  secretLabel: 'battleye password of the game server',
 });

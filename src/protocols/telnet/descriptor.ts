@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTransport, GAME_PASSWORD, port, positiveMs, secretSources, withPassword } from '../descriptor.js';
+import { passwordTransport, port, positiveMs, secretSources } from '../descriptor.js';
 
 const schema = z.strictObject({
   type: z.literal('telnet'),
@@ -11,12 +11,7 @@ const schema = z.strictObject({
 });
 
 /** 7 Days to Die's telnet console. */
-export const telnetTransport = defineTransport({
-  type: 'telnet',
-  schema,
-  defaultPreset: '7dtd',
-  secret: GAME_PASSWORD,
-  console: { name: 'telnet', secretLabel: 'telnet password of the game server' },
-  openFiles: 1,
-  resolve: (parsed: z.output<typeof schema>, { password }) => withPassword(parsed, password),
+export const telnetTransport = passwordTransport('telnet', schema, '7dtd', {
+  name: 'telnet',
+  secretLabel: 'telnet password of the game server',
 });

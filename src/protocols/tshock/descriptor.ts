@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTransport, GAME_PASSWORD, port, positiveMs, secretSources, urlHostSchema, withPassword } from '../descriptor.js';
+import { passwordTransport, port, positiveMs, secretSources, urlHostSchema } from '../descriptor.js';
 
 /** TShock's REST API (Terraria): the "password" is a REST token, sent as TShock reads it, in the query. */
 const schema = z.strictObject({
@@ -15,12 +15,4 @@ const schema = z.strictObject({
 });
 
 /** Terraria's TShock REST API; its client keeps one connection. */
-export const tshockTransport = defineTransport({
-  type: 'tshock',
-  schema,
-  defaultPreset: 'terraria',
-  secret: GAME_PASSWORD,
-  console: { name: 'the REST API', secretLabel: 'TShock REST token' },
-  openFiles: 1,
-  resolve: (parsed: z.output<typeof schema>, { password }) => withPassword(parsed, password),
-});
+export const tshockTransport = passwordTransport('tshock', schema, 'terraria', { name: 'the REST API', secretLabel: 'TShock REST token' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTransport, GAME_PASSWORD, port, positiveMs, secretSources, urlHostSchema, withPassword } from '../descriptor.js';
+import { passwordTransport, port, positiveMs, secretSources, urlHostSchema } from '../descriptor.js';
 
 const schema = z.strictObject({
   type: z.literal('webrcon'),
@@ -11,12 +11,7 @@ const schema = z.strictObject({
 });
 
 /** Rust's WebRCON: JSON over a WebSocket, the password in the URL's path. */
-export const webrconTransport = defineTransport({
-  type: 'webrcon',
-  schema,
-  defaultPreset: 'rust',
-  secret: GAME_PASSWORD,
-  console: { name: 'RCON', secretLabel: 'webrcon password of the game server' },
-  openFiles: 1,
-  resolve: (parsed: z.output<typeof schema>, { password }) => withPassword(parsed, password),
+export const webrconTransport = passwordTransport('webrcon', schema, 'rust', {
+  name: 'RCON',
+  secretLabel: 'webrcon password of the game server',
 });
