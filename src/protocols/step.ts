@@ -5,8 +5,12 @@ export interface StepHost<H> {
   readonly clock: Clock;
   /** Why the connection ended, if it did: a step started then fails at once with it. */
   endReason(): Error | undefined;
-  /** Receives the running step's handlers, and undefined once it settles. */
-  track(handlers: H | undefined): void;
+  /**
+   * Receives the running step's handlers and what to do when `signal` aborts, and undefined once
+   * it settles. The host listens to the signal itself, so a connection whose steps all carry the
+   * same long-lived signal (a player-list watcher's) adds one listener, not one per step.
+   */
+  track(handlers: H | undefined, signal?: AbortSignal, onAbort?: () => void): void;
 }
 
 /**
@@ -29,7 +33,6 @@ export function stepWithin<T, H>(
       settled = true;
       host.track(undefined);
       cancelDeadline();
-      signal?.removeEventListener('abort', onAbort);
     };
     const resolve = (value: T) => {
       if (settled) return;
@@ -47,9 +50,8 @@ export function stepWithin<T, H>(
       reject(ended);
       return;
     }
-    signal?.addEventListener('abort', onAbort, { once: true });
     cancelDeadline = startDeadline(host.clock, timeoutMs, () => reject(new Error(`timed out after ${timeoutMs} ms ${what}`)));
-    host.track(start(resolve, reject));
+    host.track(start(resolve, reject), signal, onAbort);
     if (signal?.aborted) onAbort();
   });
 }

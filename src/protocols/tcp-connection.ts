@@ -66,6 +66,11 @@ export abstract class TcpConnection<H extends StepHandlers> {
   readonly #address: string;
   /** What every step is told about this connection: one object for its life, not one per request. */
   readonly #stepHost: StepHost<H>;
+  /** What the running step does when its signal aborts; undefined between steps. */
+  #stepAborted: (() => void) | undefined;
+  /** The signal the connection listens to for its steps, kept between steps while they share it. */
+  #listenedSignal: AbortSignal | undefined;
+  readonly #onSignalAbort = () => this.#stepAborted?.();
 
   constructor(endpoint: TcpEndpoint, words: TcpWords) {
     this.#endpoint = endpoint;
@@ -75,8 +80,11 @@ export abstract class TcpConnection<H extends StepHandlers> {
     this.#stepHost = {
       clock: this.#clock,
       endReason: () => this.#endReason,
-      track: (handlers) => {
+      track: (handlers, signal, onAbort) => {
         this.#outstanding = handlers;
+        // A step without a signal must not be cancelled by the one an earlier step left listened to.
+        this.#stepAborted = signal ? onAbort : undefined;
+        if (signal && signal !== this.#listenedSignal && !this.#endReason) this.#listenTo(signal);
       },
     };
   }
@@ -197,11 +205,19 @@ export abstract class TcpConnection<H extends StepHandlers> {
     return stepWithin(this.#stepHost, timeoutMs, signal, what, start);
   }
 
+  #listenTo(signal: AbortSignal | undefined): void {
+    this.#listenedSignal?.removeEventListener('abort', this.#onSignalAbort);
+    this.#listenedSignal = signal;
+    signal?.addEventListener('abort', this.#onSignalAbort);
+  }
+
   /** Ends the connection once: the socket destroyed, the outstanding step and the end listeners told. */
   protected end(reason: Error): void {
     if (this.#endReason) return;
     this.#endReason = reason;
     this.#state = 'closed';
+    // Nothing of an ended connection stays on a caller's long-lived signal.
+    this.#listenTo(undefined);
     this.#socket?.destroy();
     const outstanding = this.#outstanding;
     this.#outstanding = undefined;

@@ -120,7 +120,8 @@ export class RconSession {
     this.#link.throwIfUnusable();
     let started = false;
     try {
-      return await this.#lane.run(async () => {
+      // Not async: the lane turns a throw into its rejection, and a read saves a frame.
+      return await this.#lane.run(() => {
         started = true;
         this.#link.throwIfUnusable();
         const connection = this.#link.connection;
@@ -129,7 +130,7 @@ export class RconSession {
           throw new NotSentError(`RCON at ${this.address} is not connected (porter is reconnecting); the command was not sent`);
         }
         // A started request is cancelled by the connection, which destroys itself before the lane moves on.
-        return await connection.request(command, this.#options.timeoutMs, signal);
+        return connection.request(command, this.#options.timeoutMs, signal);
       }, signal);
     } catch (error) {
       if (started) throw error;

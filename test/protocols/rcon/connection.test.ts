@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Clock } from '../../../src/clock.js';
 import { CredentialsError, NotSentError, OutcomeUnknownError } from '../../../src/errors.js';
@@ -131,6 +132,30 @@ for (const flavour of ['minecraft', 'source', 'id0'] as const) {
       controller.abort(new Error('shutting down'));
       await assert.rejects(pending, OutcomeUnknownError);
       assert.equal(connection.state, 'closed');
+    });
+
+    test("a signal that aborts after its own command was answered cancels nothing of the next one's", async () => {
+      const connection = await opened(server);
+      const earlier = new AbortController();
+      await connection.request('list', 5000, earlier.signal);
+      const unsignalled = connection.request('porter-sim delay 100 first', 5000);
+      earlier.abort(new Error('the earlier caller left'));
+      assert.match(await unsignalled, /first/);
+      const other = new AbortController();
+      const signalled = connection.request('porter-sim delay 100 second', 5000, other.signal);
+      earlier.signal.dispatchEvent(new Event('abort'));
+      assert.match(await signalled, /second/);
+      assert.equal(connection.state, 'ready');
+      connection.destroy();
+    });
+
+    test('commands sharing one long-lived signal leave one listener on it, and none once the connection ends', async () => {
+      const connection = await opened(server);
+      const watcher = new AbortController();
+      for (let i = 0; i < 5; i++) await connection.request('list', 5000, watcher.signal);
+      assert.equal(getEventListeners(watcher.signal, 'abort').length, 1);
+      connection.destroy();
+      assert.equal(getEventListeners(watcher.signal, 'abort').length, 0);
     });
   });
 }
