@@ -54,6 +54,6 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
 # porter drains for shutdown.drainMs (10 s) after SIGTERM: give it `stop_grace_period: 30s`
 # (compose) or `docker stop -t 30`, since Docker's default of 10 s would cut the drain short.
 STOPSIGNAL SIGTERM
-# --max-semi-space-size=16: the same node flag as the bin's shebang (why: src/cli/main.ts).
-ENTRYPOINT ["/sbin/tini", "--", "node", "--max-semi-space-size=16", "/opt/porter/dist/bundle/porter.js"]
+# The same node flags as the bin's shebang (why: src/cli/main.ts).
+ENTRYPOINT ["/sbin/tini", "--", "node", "--max-semi-space-size=16", "--no-allocation-site-pretenuring", "/opt/porter/dist/bundle/porter.js"]
 CMD ["run"]
