@@ -35,6 +35,10 @@ export class PlayerCache {
   #last: { ids: string[]; at: number } | undefined;
   #failedAt: number | undefined;
   #inflight: Promise<string[]> | undefined;
+  /** Ends the shared read: one function for the cache's life, not a closure per read. */
+  readonly #readEnded = () => {
+    this.#inflight = undefined;
+  };
   #watching = false;
   #failuresSinceWarn = 0;
   #lastFailureWarnAt: number | undefined;
@@ -95,10 +99,6 @@ export class PlayerCache {
     this.#inflight ??= this.#read(signal).finally(this.#readEnded);
     return this.#inflight;
   }
-
-  readonly #readEnded = () => {
-    this.#inflight = undefined;
-  };
 
   #freshList(): string[] | undefined {
     const now = this.#o.clock.now();
