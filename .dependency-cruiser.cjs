@@ -7,10 +7,9 @@ const LAYERS = [
   '(root)', // errors, clock, abort, log, scrub: depend on nothing of porter's
   'games', // what each game prints and refuses
   'policy', // command policy and failure patterns, over a game
-  'descriptors', // src/protocols/<name>/descriptor.ts and their list: what config needs to know of each transport
-  'config', // the schema: the one place configuration is validated
   'net', // the reconnecting link and backoff
-  'protocols', // the transports (rcon, webrcon, telnet, battleye, tshock, script) and their executors
+  'protocols', // the transports: each one's descriptor and executor, and their list (protocols/descriptors.ts)
+  'config', // the schema, assembled from the transport list: the one place configuration is validated
   'players', // who is online: cache, normalisation, player-list scripts
   'api', // the Seller API client and the budget that guards it
   'delivery', // the loop over journal/, history/ and state/ (see DELIVERY_PARTS)
@@ -22,13 +21,6 @@ const LAYERS = [
   'init', // porter init: finding a game server's settings on this machine
   'cli', // the commands
 ];
-
-/**
- * The descriptors live in each transport's folder but below config, which derives the executor
- * union from them: a layer of files inside src/protocols/, pure data and zod, that may import
- * only games, policy and the root files.
- */
-const DESCRIPTORS = '^src/protocols/(descriptor|descriptors|[^/]+/descriptor)\\.ts$';
 
 /**
  * Inside delivery/, lowest first: the state directory knows nothing of what is kept in it; the
@@ -51,22 +43,16 @@ const deliveryRules = DELIVERY_PARTS.map(({ part, mayImport }) => ({
   to: { path: '^src/delivery/', pathNot: `^src/delivery/(${[part, ...mayImport].map(asPattern).join('|')})` },
 }));
 
-const pathOf = (layer) => {
-  if (layer === '(root)') return '^src/[^/]+\\.ts$';
-  if (layer === 'descriptors') return DESCRIPTORS;
-  return `^src/${layer}/`;
-};
+const pathOf = (layer) => (layer === '(root)' ? '^src/[^/]+\\.ts$' : `^src/${layer}/`);
 
 const layerRules = LAYERS.slice(0, -1).map((layer, index) => {
   const above = LAYERS.slice(index + 1);
-  // src/protocols/ above this layer means its files but the descriptors, which are below it.
-  const descriptorsBelow = above.includes('protocols') && !above.includes('descriptors');
   return {
     name: `layer-${layer === '(root)' ? 'root' : layer}`,
     comment: `src/${layer === '(root)' ? '*.ts' : layer} is below ${above.join(', ')}: it may not import them`,
     severity: 'error',
-    from: { path: pathOf(layer), ...(layer === 'protocols' && { pathNot: DESCRIPTORS }) },
-    to: { path: above.map(pathOf).join('|'), ...(descriptorsBelow && { pathNot: DESCRIPTORS }) },
+    from: { path: pathOf(layer) },
+    to: { path: above.map(pathOf).join('|') },
   };
 });
 
@@ -85,9 +71,7 @@ module.exports = {
       severity: 'error',
       from: {
         path: '^src/',
-        pathNot: `^src/([^/]+\\.ts$|(${LAYERS.slice(1)
-          .filter((layer) => layer !== 'descriptors')
-          .join('|')})/)`,
+        pathNot: `^src/([^/]+\\.ts$|(${LAYERS.slice(1).join('|')})/)`,
       },
       to: {},
     },

@@ -24,7 +24,7 @@ export function registerRcon(program: Command, secrets: SecretBook): void {
         const server = pickServer(config, options.server);
         // Loaded here, not at the top: the descriptors build zod schemas, and every command's start-up
         // (porter --help among them) would pay for loading zod.
-        const { transportOf } = await import('../protocols/descriptors.js');
+        const { transportOf, createExecutor } = await import('../protocols/descriptors.js');
         const hasConsole = (s: ResolvedServer) => {
           const transport: TransportDescriptor = transportOf(s.executor.type);
           return transport.console !== undefined;
@@ -36,7 +36,7 @@ export function registerRcon(program: Command, secrets: SecretBook): void {
             `server ${serverLabel(server)} uses a ${server.executor.type} executor, which has no console: run the ${server.executor.type} itself to test it${consoles.length > 0 ? `, or use --server with one of ${consoles.join(', ')}` : ''}`,
           );
         }
-        const [{ createExecutor }, { gameFor }] = await Promise.all([import('../protocols/registry.js'), import('../games/registry.js')]);
+        const { gameFor } = await import('../games/registry.js');
         const executor = createExecutor(server.executor, {
           logger: await commandLogger(config, secrets),
           clock: systemClock,

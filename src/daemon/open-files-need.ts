@@ -3,9 +3,9 @@ import { apiConnectionCap, outOfFilesAdvice, type OpenFileLimit } from '../net/o
 import { transportOf } from '../protocols/descriptors.js';
 
 /**
- * How many descriptors a configuration needs, counted from what porter really opens: one
- * connection per game server (RCON, WebRCON, telnet, BattlEye; TShock's REST client keeps one
- * too), the pipes of a delivery script while it runs, the Seller API client's connections (shared
+ * How many descriptors a configuration needs, counted from what porter really opens: what each
+ * server's transport holds (its descriptor's `openFiles`: one connection to the game server, or
+ * the pipes of a delivery script while it runs), the Seller API client's connections (shared
  * by every server, at most apiConnectionCap), and what node, the log, the journal, its lock and the
  * history hold whatever the number of servers (about 24, measured with one server).
  */

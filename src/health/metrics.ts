@@ -182,7 +182,7 @@ function apiMetrics(scrape: Scrape, registers: Registry[]): void {
 function serverMetrics(scrape: Scrape, registers: Registry[]): void {
   scraped('gauge', scrape, registers, {
     name: 'porter_executor_connected',
-    help: '1 while the game server is reachable (RCON, WebRCON, telnet, BattlEye: logged in; TShock: its REST token accepted); scripts are always 1.',
+    help: "1 while porter is logged in to the game server's console (TShock: while its REST token is accepted); always 1 for a script.",
     labelNames: ['server'],
     samples: eachServer((part) => (part.executor.stats().connected ? 1 : 0)),
   });

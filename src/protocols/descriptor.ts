@@ -1,19 +1,18 @@
 import { isAbsolute, resolve } from 'node:path';
+import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { Clock } from '../clock.js';
 import type { GameName } from '../games/registry.js';
 import { urlHost } from '../url-host.js';
+import type { Executor } from './executor.js';
 
 /**
- * What the configuration needs to know of one transport, written once in the transport's own
- * folder (`src/protocols/<name>/descriptor.ts`) and listed in `descriptors.ts`: its executor's
- * schema, defaults, where its secret comes from, what its console is called, and how the parsed
- * section becomes what the executor takes. The config union, the transport names, the console
- * names and init's executor kinds are derived from that list.
- *
- * Descriptors are a layer of their own, below `config` (see .dependency-cruiser.cjs): pure data and
- * zod, importing only games and the root files, so the schema can be assembled from them. The
- * executor a transport runs, its simulator and its init probes live above, each registered by the
- * transport's name (`protocols/registry.ts`, `sim/demo-games.ts`, `init/detect/detect.ts`).
+ * What porter needs to know of one transport, written once in the transport's own folder
+ * (`src/protocols/<name>/descriptor.ts`) and listed, with the executor that runs it, in
+ * `descriptors.ts`: its executor's schema, defaults, where its secret comes from, what its console
+ * is called, and how the parsed section becomes what the executor takes. The config union, the
+ * transport names, the console names, init's executor kinds and the executor a server gets are
+ * derived from that list.
  */
 export interface TransportDescriptor {
   /** The config's `executor.type`. */
@@ -32,6 +31,29 @@ export interface TransportDescriptor {
   readonly openFiles: number;
   /** The parsed section, paths resolved and the secret filled in: what the executor is built from. */
   resolve(parsed: never, context: ResolveContext): { readonly type: string };
+}
+
+/** What a transport's executor is built from: its section as `resolve` returns it. */
+export type ResolvedOf<D extends TransportDescriptor> = ReturnType<D['resolve']>;
+
+/** What every executor is given besides its section. */
+export interface ExecutorDeps {
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** Where the configured game keeps its console password (Game.rconPassword), named when it is rejected. */
+  readonly passwordHint?: string | undefined;
+}
+
+/**
+ * One entry of the transport list: the descriptor and the executor class that runs its resolved
+ * section. They are paired there, not in the descriptor's file, because the executor names the
+ * descriptor's resolved type and the descriptor must not name it back (no import cycle).
+ */
+export function withExecutor<const D extends TransportDescriptor>(
+  descriptor: D,
+  ExecutorClass: new (config: ResolvedOf<D>, deps: ExecutorDeps) => Executor,
+) {
+  return { ...descriptor, createExecutor: (config: ResolvedOf<D>, deps: ExecutorDeps): Executor => new ExecutorClass(config, deps) };
 }
 
 /** Keeps the literal types of a descriptor (its `type`, its schema's shape) for what is derived from it. */
@@ -92,10 +114,19 @@ export const GAME_PASSWORD: SecretLookup = { envName: 'PORTER_RCON_PASSWORD', cr
 
 export const port = z.number().int().min(1).max(65535);
 
+/** The game server's address, for a console reached by its host name or IP address. */
+export const gameHost = z.string().min(1).default('127.0.0.1').describe('Address of the game server.');
+
 export const positiveMs = (fallback: number) => z.number().int().positive().default(fallback);
 
 export const secretSources = {
-  password: z.string().min(1).optional().describe('RCON password. Prefer passwordFile or PORTER_RCON_PASSWORD.'),
+  password: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Password of the game server's console. Prefer passwordFile, PORTER_RCON_PASSWORD or the systemd credential porter-rcon-password.",
+    ),
   passwordFile: z.string().min(1).optional().describe('File whose content (trimmed) is the password; relative to the config file.'),
 };
 
@@ -107,7 +138,7 @@ export function problemsOf<T>(describe: (value: T) => readonly string[]) {
 }
 
 /** A host an executor puts in a URL (ws://, http://): refused here when the URL could not be built. */
-export const urlHostSchema = z
+export const urlGameHost = z
   .string()
   .min(1, { abort: true })
   .superRefine(
@@ -120,7 +151,9 @@ export const urlHostSchema = z
         return ['not a valid host name or IP address'];
       }
     }),
-  );
+  )
+  .default('127.0.0.1')
+  .describe('Address of the game server.');
 
 /** The section without the config file's secret keys, with the resolved password in their place. */
 export function withPassword<T extends { readonly password?: string | undefined; readonly passwordFile?: string | undefined }>(

@@ -1,19 +1,33 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { battleyeTransport } from './battleye/descriptor.js';
-import type { ResolveContext } from './descriptor.js';
+import { BattlEyeExecutor } from './battleye/executor.js';
+import { withExecutor, type ExecutorDeps, type ResolveContext } from './descriptor.js';
+import type { Executor } from './executor.js';
 import { rconTransport } from './rcon/descriptor.js';
+import { RconExecutor } from './rcon/executor.js';
 import { scriptTransport } from './script/descriptor.js';
+import { ScriptExecutor } from './script/executor.js';
 import { telnetTransport } from './telnet/descriptor.js';
+import { TelnetExecutor } from './telnet/executor.js';
 import { tshockTransport } from './tshock/descriptor.js';
+import { TShockExecutor } from './tshock/executor.js';
 import { webrconTransport } from './webrcon/descriptor.js';
+import { WebRconExecutor } from './webrcon/executor.js';
 
 /**
- * Every transport porter speaks, in the order the config schema lists them. A new transport is
- * one descriptor here; the compiler then points at the registrations above this layer that are
- * keyed by its name (its executor in `registry.ts`).
+ * Every transport porter speaks, in the order the config schema lists them, each with the
+ * executor that runs it. A new transport is one entry here: everything keyed by a transport's
+ * name (the config union, init's consoles, `porter rcon`, the executor a server gets) derives from it.
  */
-export const TRANSPORTS = [rconTransport, webrconTransport, scriptTransport, telnetTransport, tshockTransport, battleyeTransport] as const;
+export const TRANSPORTS = [
+  withExecutor(rconTransport, RconExecutor),
+  withExecutor(webrconTransport, WebRconExecutor),
+  withExecutor(scriptTransport, ScriptExecutor),
+  withExecutor(telnetTransport, TelnetExecutor),
+  withExecutor(tshockTransport, TShockExecutor),
+  withExecutor(battleyeTransport, BattlEyeExecutor),
+] as const;
 
 type Transports = typeof TRANSPORTS;
 type Transport = Transports[number];
@@ -47,4 +61,11 @@ export function resolveExecutor(parsed: ParsedExecutor, context: ResolveContext)
   // The descriptor is the one `parsed.type` names, so it takes this section; TypeScript cannot follow the pairing across the union.
   const resolve = transportOf(parsed.type).resolve as (parsed: ParsedExecutor, context: ResolveContext) => ResolvedExecutor;
   return resolve(parsed, context);
+}
+
+/** The executor that runs a resolved section: its own transport's. */
+export function createExecutor(config: ResolvedExecutor, deps: ExecutorDeps): Executor {
+  // The transport is the one `config.type` names, so its executor takes this section; TypeScript cannot follow the pairing across the union.
+  const create = transportOf(config.type).createExecutor as (config: ResolvedExecutor, deps: ExecutorDeps) => Executor;
+  return create(config, deps);
 }

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { withExecutorDocs } from '../../src/config/executor-docs.js';
 import { configJsonSchema, renderConfigJsonSchema } from '../../src/config/json-schema.js';
 import { configSchema } from '../../src/config/schema.js';
 import { readRepoFile } from './repo.js';
@@ -18,6 +19,27 @@ function compile() {
 describe('config.schema.json', () => {
   test('the committed file is what the zod schema generates (run `npm run schema` when this fails)', () => {
     assert.equal(readRepoFile('config.schema.json'), renderConfigJsonSchema());
+  });
+
+  test("configuration.md's Executors section is what the transports' schemas generate (run `npm run schema` when this fails)", () => {
+    const doc = readRepoFile('docs/configuration.md');
+    assert.equal(doc, withExecutorDocs(doc));
+  });
+
+  test('every key of every executor says what it is, in the editor and in the docs', () => {
+    const { servers } = configJsonSchema().properties as { servers: { items: { properties: { executor: unknown } } } };
+    const union = (servers.items.properties.executor as { oneOf?: unknown[]; anyOf?: unknown[] }).oneOf ?? [];
+    assert.ok(union.length > 1, 'the executor union is found');
+    for (const member of union as { description?: string; properties: Record<string, { description?: string; const?: string }> }[]) {
+      const type = member.properties.type?.const ?? '?';
+      assert.ok(member.description, `executor ${type} has no description`);
+      const bare = Object.entries(member.properties).filter(([key, property]) => key !== 'type' && !property.description);
+      assert.deepEqual(
+        bare.map(([key]) => key),
+        [],
+        `executor ${type}: keys without a description`,
+      );
+    }
   });
 
   test('is valid JSON Schema 2020-12 in ajv strict mode (no zod-only keywords or formats)', () => {

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import { systemClock } from '../../clock.js';
-import type { ResolvedExecutor } from '../../config/schema.js';
 import { CommandRefusedError } from '../../errors.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { MAX_ANSWER_BYTES } from '../answer-limit.js';
@@ -10,8 +9,10 @@ import { BattlEyeConnection } from './connection.js';
 import { BattlEyeConnectError } from './errors.js';
 import { MAX_COMMAND_BYTES } from './packet.js';
 import { emptyTraffic, type BattlEyeTraffic } from './traffic.js';
+import type { ResolvedOf } from '../descriptor.js';
+import type { battleyeTransport } from './descriptor.js';
 
-export type BattlEyeExecutorConfig = Extract<ResolvedExecutor, { type: 'battleye' }>;
+export type BattlEyeExecutorConfig = ResolvedOf<typeof battleyeTransport>;
 
 export interface BattlEyeExecutorDeps extends LinkedExecutorDeps {
   /**

@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
-import type { ResolvedExecutor } from '../../config/schema.js';
 import type { BackoffPolicy } from '../../net/backoff.js';
 import { RconSession } from './session.js';
 import type { ExecutionContext, Executor, ExecutorStats } from '../executor.js';
+import type { ResolvedOf } from '../descriptor.js';
+import type { rconTransport } from './descriptor.js';
 
-export type RconExecutorConfig = Extract<ResolvedExecutor, { type: 'rcon' }>;
+export type RconExecutorConfig = ResolvedOf<typeof rconTransport>;
 
 export interface RconExecutorDeps {
   readonly logger: Logger;

@@ -4,15 +4,16 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../../clock.js';
-import type { ResolvedExecutor } from '../../config/schema.js';
 import { CommandFailedError, CommandRefusedError, ConfigError, NotSentError, OutcomeUnknownError } from '../../errors.js';
 import { backoffDelay, type BackoffPolicy } from '../../net/backoff.js';
 import { assertSingleLine, type ExecutionContext, type Executor, type ExecutorStats } from '../executor.js';
 import { scriptEnv } from './env.js';
 import { runProcess, SpawnFailedError, type RunResult } from './process.js';
 import { lastLines } from './tail.js';
+import type { ResolvedOf } from '../descriptor.js';
+import type { scriptTransport } from './descriptor.js';
 
-export type ScriptExecutorConfig = Extract<ResolvedExecutor, { type: 'script' }>;
+export type ScriptExecutorConfig = ResolvedOf<typeof scriptTransport>;
 
 interface ScriptExecutorDeps {
   readonly logger: Logger;

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import { systemClock } from '../../clock.js';
-import type { ResolvedExecutor } from '../../config/schema.js';
 import { CommandRefusedError } from '../../errors.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { assertSingleLine, type ExecutionContext, type Executor } from '../executor.js';
@@ -8,8 +7,10 @@ import { executorLink, LinkedExecutor, type LinkedExecutorDeps } from '../linked
 import { TelnetConnection } from './connection.js';
 import { endsSession } from './console-text.js';
 import { TelnetConnectError } from './errors.js';
+import type { ResolvedOf } from '../descriptor.js';
+import type { telnetTransport } from './descriptor.js';
 
-export type TelnetExecutorConfig = Extract<ResolvedExecutor, { type: 'telnet' }>;
+export type TelnetExecutorConfig = ResolvedOf<typeof telnetTransport>;
 
 /** Reconnect backoff by default 250 ms doubling to 10 s (DEFAULT_RECONNECT_BACKOFF). */
 type TelnetExecutorDeps = LinkedExecutorDeps;

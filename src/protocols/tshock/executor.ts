@@ -1,7 +1,6 @@
 import { Buffer } from 'node:buffer';
 import type { Logger } from 'pino';
 import { systemClock } from '../../clock.js';
-import type { ResolvedExecutor } from '../../config/schema.js';
 import { CommandFailedError, CredentialsError, NotSentError, OutcomeUnknownError, PorterError } from '../../errors.js';
 import { TSHOCK_PLAYER_LIST_ROUTE } from '../../games/terraria.js';
 import { excerpt } from '../../games/text.js';
@@ -13,8 +12,10 @@ import { executorLink, LinkedExecutor, type LinkedExecutorDeps } from '../linked
 import { rawCommandPath, routePath, TOKEN_TEST_ROUTE, tshockCommandText, tshockOrigin } from './address.js';
 import { RequestNotSent, RequestUnanswered, TShockHttp } from './http.js';
 import { commandOutput, readReply, type TShockReply } from './reply.js';
+import type { ResolvedOf } from '../descriptor.js';
+import type { tshockTransport } from './descriptor.js';
 
-export type TShockExecutorConfig = Extract<ResolvedExecutor, { type: 'tshock' }>;
+export type TShockExecutorConfig = ResolvedOf<typeof tshockTransport>;
 
 /** An answer past the token check: a refused token is thrown as CredentialsError instead. */
 type TokenAccepted = Exclude<TShockReply, { kind: 'rejected' }>;

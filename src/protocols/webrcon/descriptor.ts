@@ -1,14 +1,16 @@
 import { z } from 'zod';
-import { passwordTransport, port, positiveMs, secretSources, urlHostSchema } from '../descriptor.js';
+import { passwordTransport, port, positiveMs, secretSources, urlGameHost } from '../descriptor.js';
 
-const schema = z.strictObject({
-  type: z.literal('webrcon'),
-  host: urlHostSchema.default('127.0.0.1'),
-  port: port.default(28016),
-  ...secretSources,
-  timeoutMs: positiveMs(5000),
-  connectTimeoutMs: positiveMs(5000),
-});
+const schema = z
+  .strictObject({
+    type: z.literal('webrcon'),
+    host: urlGameHost,
+    port: port.default(28016).describe("The Rust server's rcon.port."),
+    ...secretSources,
+    timeoutMs: positiveMs(5000).describe("Deadline for one command's answer."),
+    connectTimeoutMs: positiveMs(5000).describe('Deadline for the TCP connect plus the WebSocket login.'),
+  })
+  .describe("Rust's WebRCON: JSON over a WebSocket.");
 
 /** Rust's WebRCON: JSON over a WebSocket, the password in the URL's path. */
 export const webrconTransport = passwordTransport('webrcon', schema, 'rust', {

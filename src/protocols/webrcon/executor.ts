@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import { Agent } from 'undici';
 import { systemClock } from '../../clock.js';
-import type { ResolvedExecutor } from '../../config/schema.js';
 import { ConfigError, NotSentError } from '../../errors.js';
 import type { BackoffPolicy } from '../../net/backoff.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
@@ -12,10 +11,12 @@ import { WebRconConnectError, WebRconConnection } from './connection.js';
 import { parseFrame } from './protocol.js';
 import { WebRconRequests } from './requests.js';
 import { NON_LITERAL_PASSWORD_HINT, webrconAddress, type WebRconAddress } from './url.js';
+import type { ResolvedOf } from '../descriptor.js';
+import type { webrconTransport } from './descriptor.js';
 
 export { WebRconConnectError } from './connection.js';
 
-export type WebRconExecutorConfig = Extract<ResolvedExecutor, { type: 'webrcon' }>;
+export type WebRconExecutorConfig = ResolvedOf<typeof webrconTransport>;
 
 interface WebRconExecutorDeps extends LinkedExecutorDeps {
   /**
