@@ -1,6 +1,7 @@
 import { describe, test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FileSeam } from '../../src/init/detect/files.js';
+import { SERVER_PROGRAMS } from '../../src/init/detect/detect.js';
 import { readProcesses, splitCmdline } from '../../src/init/detect/processes.js';
 import { recognise } from '../../src/init/detect/recognise.js';
 import type { ProcessInfo } from '../../src/init/detect/types.js';
@@ -145,7 +146,7 @@ describe('recognise: game servers by their command lines', () => {
   ];
   for (const [name, process, expected] of cases) {
     test(name, () => {
-      const hint = recognise(process);
+      const hint = recognise(process, SERVER_PROGRAMS);
       if (!expected) {
         assert.equal(hint, undefined);
         return;

@@ -16,7 +16,7 @@ import { squadProbe } from './probes/squad.js';
 import { terrariaProbe } from './probes/terraria.js';
 import { zomboidProbe } from './probes/zomboid.js';
 import { readProcesses } from './processes.js';
-import { recognise, type ProcessHint } from './recognise.js';
+import { recognise, type KnownProgram, type ProcessHint } from './recognise.js';
 import type { GameSettings } from './settings.js';
 import type { Detection, DetectionReport, ProcessInfo } from './types.js';
 
@@ -47,6 +47,11 @@ const PROBES: readonly Probe[] = [
   terrariaProbe,
 ];
 
+/** Every game's server programs, for telling a running game server from any other process. */
+export const SERVER_PROGRAMS: readonly KnownProgram[] = PROBES.flatMap((probe) =>
+  probe.programs.map((program) => ({ ...program, game: probe.game })),
+);
+
 /**
  * The game servers on this machine: those running (their command lines name their folders and
  * often their RCON settings) and those whose settings are in `dir` or its usual sub-folders. Never
@@ -61,7 +66,7 @@ export function detectGameServers(options: DetectOptions): DetectionReport {
   const context: ProbeContext = { look, env, places };
   checkFolder(files, dir, look);
   const detections: Detection[] = [];
-  for (const hint of (options.processes ?? readProcesses(files)).map(recognise)) {
+  for (const hint of (options.processes ?? readProcesses(files)).map((process) => recognise(process, SERVER_PROGRAMS))) {
     if (hint) detections.push(...fromProcess(hint, context));
   }
   for (const probe of PROBES) detections.push(...readAll(probe, dir, context).map((settings) => assemble(settings)));

@@ -1,6 +1,6 @@
 import type { CommandLineOption } from './command-line.js';
 import type { LoadedFile, Look } from './look.js';
-import type { ProcessHint } from './recognise.js';
+import type { ProcessHint, ServerProgram } from './recognise.js';
 import { fact, parseFlag, parsePort, type Fact, type GameSettings } from './settings.js';
 import type { DetectedGame, ExecutorKind, Problem } from './types.js';
 
@@ -21,6 +21,8 @@ export interface ProbeContext {
 /** What detection knows of one game: where its settings live and what they say. */
 export interface Probe {
   readonly game: DetectedGame;
+  /** The names its dedicated server runs under, to find a running one (none for a Java server: recognise.ts tells those by their arguments). */
+  readonly programs: readonly ServerProgram[];
   /** The settings files to try for a server kept in `dir` (they need not exist), most likely first. */
   candidates(dir: string, context: ProbeContext, hint?: ProcessHint): string[];
   /** What one of those files says; undefined when it is not this game's file after all. */

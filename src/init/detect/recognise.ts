@@ -42,33 +42,24 @@ function above(program: string | undefined, levels: number): string | undefined 
   return dir;
 }
 
-interface Known {
-  readonly game: DetectedGame;
+/**
+ * A dedicated server's program, as its game's probe names it (`Probe.programs`), from the game's
+ * server documentation and the launch lines in its install guides (LinuxGSM, Pterodactyl eggs, the
+ * game's wiki).
+ */
+export interface ServerProgram {
+  /** The program's name without folder or `.exe`. */
+  readonly name: RegExp;
   /** How many folders above the program's own the server's root is (Unreal: `<root>/<Game>/Binaries/<Platform>/`). */
   readonly rootAbove: number;
   /** Further conditions on the arguments. */
   readonly when?: (argv: readonly string[]) => boolean;
 }
 
-/**
- * Program names of dedicated servers, from the games' server documentation and the launch lines in
- * their install guides (LinuxGSM, Pterodactyl eggs, the games' wikis).
- */
-const PROGRAMS: readonly (readonly [RegExp, Known])[] = [
-  [/^RustDedicated$/i, { game: 'rust', rootAbove: 0 }],
-  [/^PalServer(-Linux-(Shipping|Test)|-Win64-(Shipping|Test)(-Cmd)?)$/i, { game: 'palworld', rootAbove: 3 }],
-  [/^PalServer$/i, { game: 'palworld', rootAbove: 0 }],
-  [/^(ShooterGameServer|ArkAscendedServer)$/i, { game: 'ark', rootAbove: 3 }],
-  [/^srcds(_linux|_linux64|_run|_x64)?$/i, { game: 'source', rootAbove: 0 }],
-  [/^cs2$/i, { game: 'source', rootAbove: 3, when: (argv) => argv.includes('-dedicated') }],
-  [/^7DaysToDieServer(\.x86_64)?$/i, { game: '7dtd', rootAbove: 0 }],
-  [/^DayZServer(_x64)?$/i, { game: 'dayz', rootAbove: 0 }],
-  [/^arma3server(_x64|_x86_64)?$/i, { game: 'arma3', rootAbove: 0 }],
-  [/^ProjectZomboid(32|64)$/i, { game: 'zomboid', rootAbove: 0 }],
-  [/^SquadGameServer$/i, { game: 'squad', rootAbove: 3 }],
-  [/^ConanSandboxServer(-Win64-Shipping)?$/i, { game: 'conan', rootAbove: 3 }],
-  [/^(TShock\.Server|TerrariaServer)$/i, { game: 'terraria', rootAbove: 0 }],
-];
+/** A program and the game whose probe named it. */
+export interface KnownProgram extends ServerProgram {
+  readonly game: DetectedGame;
+}
 
 /** Interpreters whose first file argument is the program that counts (`mono TerrariaServer.exe`, `wine …exe`). */
 const HOSTS = /^(mono|dotnet|wine|wine64|wine64-preloader|wine-preloader|start\.exe|wineserver)$/i;
@@ -81,8 +72,12 @@ function javaGame(argv: readonly string[]): DetectedGame | undefined {
   return runsServer ? 'minecraft' : undefined;
 }
 
-/** Which game server a process is, if any; `undefined` for every other process. */
-export function recognise(process: ProcessInfo): ProcessHint | undefined {
+/**
+ * Which game server a process is, if any; `undefined` for every other process. The names of the
+ * games' programs come from their probes; a Java server is told by its arguments here, because
+ * `java` is the program of more than one game.
+ */
+export function recognise(process: ProcessInfo, programs: readonly KnownProgram[]): ProcessHint | undefined {
   const [first] = process.argv;
   if (first === undefined) return undefined;
   const cwd = process.cwd;
@@ -105,7 +100,7 @@ export function recognise(process: ProcessInfo): ProcessHint | undefined {
     const game = javaGame(process.argv);
     return game && hint(game, [cwd]);
   }
-  const known = PROGRAMS.find(([pattern, entry]) => pattern.test(name) && (entry.when?.(process.argv) ?? true))?.[1];
+  const known = programs.find((program) => program.name.test(name) && (program.when?.(process.argv) ?? true));
   if (!known) return undefined;
   // /proc/<pid>/exe is the interpreter under Wine or mono; the program's own path is then its argument.
   const program =

@@ -32,6 +32,7 @@ function withCommandLine(settings: GameSettings | undefined, hint: ProcessHint):
 
 export const arkProbe: Probe = {
   game: 'ark',
+  programs: [{ name: /^(ShooterGameServer|ArkAscendedServer)$/i, rootAbove: 3 }],
   candidates: (dir) =>
     ['LinuxServer', 'WindowsServer'].map((platform) => join(dir, 'ShooterGame', 'Saved', 'Config', platform, 'GameUserSettings.ini')),
   read: (file: LoadedFile) => readUnrealRcon(file, ARK),

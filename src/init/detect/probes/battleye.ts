@@ -3,7 +3,7 @@ import { fixSummary, makeFix } from '../fix.js';
 import { lastBattleyeSetting, parseBattleyeCfg, setBattleyeSetting } from '../formats/battleye-cfg.js';
 import type { LoadedFile, Look } from '../look.js';
 import { option, type Probe, type ProbeContext } from '../probe.js';
-import { hostPath, type ProcessHint } from '../recognise.js';
+import { hostPath, type ProcessHint, type ServerProgram } from '../recognise.js';
 import { bindHost, fact, parsePort, unreadablePassword, type GameSettings } from '../settings.js';
 import { decodeSettings, valueText } from '../text.js';
 import type { Problem } from '../types.js';
@@ -129,9 +129,16 @@ function candidates(dir: string, context: ProbeContext, hint?: ProcessHint): str
   });
 }
 
+/** The dedicated servers' programs, by game. */
+const PROGRAMS: Readonly<Record<BattleyeGame, ServerProgram>> = {
+  dayz: { name: /^DayZServer(_x64)?$/i, rootAbove: 0 },
+  arma3: { name: /^arma3server(_x64|_x86_64)?$/i, rootAbove: 0 },
+};
+
 function probeFor(game: BattleyeGame): Probe {
   return {
     game,
+    programs: [PROGRAMS[game]],
     candidates,
     read(file, context, hint) {
       const near = hint ? hint.game : gameNear(file.path, context.look);

@@ -21,6 +21,7 @@ const CONAN: UnrealRcon = {
 
 export const conanProbe: Probe = {
   game: 'conan',
+  programs: [{ name: /^ConanSandboxServer(-Win64-Shipping)?$/i, rootAbove: 3 }],
   candidates: (dir) =>
     ['WindowsServer', 'LinuxServer'].map((platform) => join(dir, 'ConanSandbox', 'Saved', 'Config', platform, 'Game.ini')),
   read: (file: LoadedFile) => readUnrealRcon(file, CONAN),

@@ -81,6 +81,7 @@ function read(file: LoadedFile, context: ProbeContext): GameSettings | undefined
 
 export const minecraftProbe: Probe = {
   game: 'minecraft',
+  programs: [],
   candidates: (dir, context) =>
     [dir, context.places.containerData].flatMap((folder) => (folder ? [join(folder, 'server.properties')] : [])),
   read,

@@ -68,6 +68,10 @@ function withCommandLine(settings: GameSettings | undefined, hint: ProcessHint):
 
 export const palworldProbe: Probe = {
   game: 'palworld',
+  programs: [
+    { name: /^PalServer(-Linux-(Shipping|Test)|-Win64-(Shipping|Test)(-Cmd)?)$/i, rootAbove: 3 },
+    { name: /^PalServer$/i, rootAbove: 0 },
+  ],
   candidates: (dir) => ['LinuxServer', 'WindowsServer'].map((platform) => join(dir, ...CONFIG, platform, 'PalWorldSettings.ini')),
   read,
   withCommandLine,

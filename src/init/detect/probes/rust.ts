@@ -111,6 +111,7 @@ function withPortWarning(settings: GameSettings): GameSettings {
 
 export const rustProbe: Probe = {
   game: 'rust',
+  programs: [{ name: /^RustDedicated$/i, rootAbove: 0 }],
   candidates,
   read: (file) => {
     const settings = read(file);

@@ -85,4 +85,9 @@ function candidates(dir: string, _context: ProbeContext, hint?: ProcessHint): st
   return [...(path ? [path] : []), join(dir, 'serverconfig.xml')];
 }
 
-export const sevenDaysProbe: Probe = { game: '7dtd', candidates, read };
+export const sevenDaysProbe: Probe = {
+  game: '7dtd',
+  programs: [{ name: /^7DaysToDieServer(\.x86_64)?$/i, rootAbove: 0 }],
+  candidates,
+  read,
+};

@@ -71,6 +71,10 @@ function withPortWarning(settings: GameSettings | undefined): GameSettings | und
 
 export const sourceProbe: Probe = {
   game: 'source',
+  programs: [
+    { name: /^srcds(_linux|_linux64|_run|_x64)?$/i, rootAbove: 0 },
+    { name: /^cs2$/i, rootAbove: 3, when: (argv) => argv.includes('-dedicated') },
+  ],
   candidates,
   read: (file) => withPortWarning(read(file)),
   withCommandLine: (settings, hint) => withPortWarning(withCommandLine(settings, hint)),

@@ -44,6 +44,7 @@ function withCommandLine(settings: GameSettings | undefined, hint: ProcessHint):
 
 export const squadProbe: Probe = {
   game: 'squad',
+  programs: [{ name: /^SquadGameServer$/i, rootAbove: 3 }],
   candidates: (dir) => [join(dir, 'SquadGame', 'ServerConfig', 'Rcon.cfg')],
   read,
   withCommandLine,

@@ -78,4 +78,9 @@ function candidates(dir: string, _context: ProbeContext, hint?: ProcessHint): st
   return [...(folder ? [join(folder, 'config.json')] : []), join(dir, 'tshock', 'config.json')];
 }
 
-export const terrariaProbe: Probe = { game: 'terraria', candidates, read };
+export const terrariaProbe: Probe = {
+  game: 'terraria',
+  programs: [{ name: /^(TShock\.Server|TerrariaServer)$/i, rootAbove: 0 }],
+  candidates,
+  read,
+};

@@ -57,4 +57,4 @@ function candidates(dir: string, context: ProbeContext, hint?: ProcessHint): str
   );
 }
 
-export const zomboidProbe: Probe = { game: 'zomboid', candidates, read };
+export const zomboidProbe: Probe = { game: 'zomboid', programs: [{ name: /^ProjectZomboid(32|64)$/i, rootAbove: 0 }], candidates, read };
