@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { parseConfig } from '../../src/config/load.js';
 import { ConfigInvalidError } from '../../src/config/errors.js';
 import { formatKeyPath } from '../../src/config/issues.js';
+import { TRANSPORTS } from '../../src/protocols/descriptors.js';
 import { configError, minimal, OTHER_ID, PASSWORD, SERVER_ID, TOKEN } from './helpers.js';
 
 async function problemsOf(raw: unknown, env: NodeJS.ProcessEnv = {}): Promise<readonly string[]> {
@@ -62,9 +63,12 @@ describe('schema problems', () => {
         servers: [server({ type: 'ftp' }), { id: OTHER_ID, executor: { port: 1 } }],
       }),
     );
+    // Every transport of the list, in its order (rcon, webrcon, script, telnet, tshock, battleye, …).
+    const known = TRANSPORTS.map((transport) => `"${transport.type}"`).join(', ');
+    assert.ok(known.startsWith('"rcon", "webrcon", "script"'));
     assert.deepEqual(problems, [
-      'servers[0].executor.type: expected one of "rcon", "webrcon", "script", "telnet", "tshock", "battleye"',
-      'servers[1].executor.type: missing: expected one of "rcon", "webrcon", "script", "telnet", "tshock", "battleye"',
+      `servers[0].executor.type: expected one of ${known}`,
+      `servers[1].executor.type: missing: expected one of ${known}`,
     ]);
   });
 
