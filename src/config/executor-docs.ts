@@ -10,7 +10,6 @@ const EXECUTOR_DOCS_START = '<!-- executors: generated from src/protocols/<name>
 const EXECUTOR_DOCS_END = '<!-- end of executors -->';
 
 interface PropertySchema {
-  readonly const?: unknown;
   readonly default?: unknown;
   readonly description?: string;
 }
@@ -26,9 +25,14 @@ function shown(value: unknown): string {
   return `\`${typeof value === 'string' ? value : JSON.stringify(value)}\``;
 }
 
+/** A text as one table cell: a `|` in it would end the cell. */
+function cell(text: string): string {
+  return text.replaceAll('|', '\\|');
+}
+
 function row(key: string, property: PropertySchema, required: boolean, type: string): string {
-  // A key without a description is a schema bug the docs test names; the section stays renderable.
-  const meaning = key === 'type' ? `\`${type}\`` : (property.description ?? '');
+  // A key without a description is a schema bug test/ship/config-schema.test.ts names; the section stays renderable.
+  const meaning = key === 'type' ? `\`${type}\`` : cell(property.description ?? '');
   const fallback = required ? 'required' : '—';
   return `| \`servers[].executor.${key}\` | ${'default' in property ? shown(property.default) : fallback} | ${meaning} |`;
 }
@@ -40,7 +44,7 @@ function section(transport: (typeof TRANSPORTS)[number]): string {
   return [
     `### \`${transport.type}\``,
     '',
-    `${schema.description ?? ''} Default \`players.preset\`: \`${transport.defaultPreset}\`${note}.`,
+    `${cell(schema.description ?? '')} Default \`players.preset\`: \`${transport.defaultPreset}\`${note}.`,
     '',
     '| key | default | meaning |',
     '|---|---|---|',
