@@ -2,52 +2,31 @@ import { readdirSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { fixtureTable } from './fixture-table.js';
 import { detectIn, gameDir, onlyDetection, problemCodes } from './helpers.js';
 
-/**
- * Every folder of test/fixtures/game-dirs, as a new user would point `porter init` at it, and what
- * detection must make of it (the same table is in that folder's README.md).
- */
-const EXPECTED = {
-  minecraft: { game: 'minecraft', type: 'rcon', port: 25575, password: 'mcFixtureRcon25575', problems: [] },
-  'minecraft-rcon-off': {
-    game: 'minecraft',
-    type: 'rcon',
-    port: 25575,
-    password: undefined,
-    problems: ['rcon-disabled', 'password-empty'],
-  },
-  'minecraft-itzg': {
-    game: 'minecraft',
-    type: 'rcon',
-    port: 25575,
-    password: '3f9c0a7be15d42c8a06e9b71',
-    problems: ['password-changes-on-restart'],
-  },
-  palworld: { game: 'palworld', type: 'rcon', port: 25575, password: 'palFixtureAdmin8211', problems: [] },
-  'palworld-rcon-off': { game: 'palworld', type: 'rcon', port: 25575, password: undefined, problems: ['rcon-disabled', 'password-empty'] },
-  ark: { game: 'ark', type: 'rcon', port: 27020, password: 'arkFixtureAdmin27020', problems: [] },
-  rust: { game: 'rust', type: 'webrcon', port: 28016, password: 'rustFixtureRcon28016', problems: [] },
-  source: { game: 'source', type: 'rcon', port: 27015, password: 'cs2FixtureRcon27015', problems: ['port-assumed'] },
-  conan: { game: 'conan', type: 'rcon', port: 25575, password: 'conanFixtureRcon25575', problems: [] },
-  squad: { game: 'squad', type: 'rcon', port: 21114, password: 'squadFixtureRcon21114', problems: [] },
-  zomboid: { game: 'zomboid', type: 'rcon', port: 27015, password: 'zomboidFixtureRcon27015', problems: [] },
-  '7dtd': { game: '7dtd', type: 'telnet', port: 8081, password: 'sdtdFixtureTelnet8081', problems: [] },
-  dayz: { game: 'dayz', type: 'battleye', port: 2305, password: 'dayzFixtureRcon2305', problems: [] },
-  arma3: { game: 'arma3', type: 'battleye', port: 2306, password: 'arma3FixtureRcon2306', problems: [] },
-  terraria: { game: 'terraria', type: 'tshock', port: 7878, password: 'terrariaFixtureToken7878', problems: [] },
-} as const;
+/** Every folder of test/fixtures/game-dirs, as a new user would point `porter init` at it, and what detection must make of it: the folder's README.md table. */
+const EXPECTED = fixtureTable();
 
 describe('the fixture game folders', () => {
-  test('every fixture folder has its expectation here', () => {
+  test('every fixture folder has its row in the README table, and the table reads as expected', () => {
+    assert.deepEqual(EXPECTED.get('source'), {
+      game: 'source',
+      type: 'rcon',
+      port: 27015,
+      password: 'cs2FixtureRcon27015',
+      problems: ['port-assumed'],
+    });
+    assert.deepEqual(EXPECTED.get('minecraft-rcon-off')?.problems, ['rcon-disabled', 'password-empty']);
+    assert.equal(EXPECTED.get('minecraft-rcon-off')?.password, undefined);
     const folders = readdirSync(gameDir('.'), { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .map((entry) => entry.name)
       .sort();
-    assert.deepEqual(folders, Object.keys(EXPECTED).sort());
+    assert.deepEqual(folders, [...EXPECTED.keys()].sort());
   });
 
-  for (const [fixture, expected] of Object.entries(EXPECTED)) {
+  for (const [fixture, expected] of EXPECTED) {
     test(`${fixture}: ${expected.game} over ${expected.type} on port ${expected.port}`, () => {
       const report = detectIn(gameDir(fixture));
       const detection = onlyDetection(report);
@@ -71,7 +50,7 @@ describe('the fixture game folders', () => {
   });
 
   test('no password is ever in what a detection prints: JSON, inspect, template strings, messages', () => {
-    for (const [fixture, expected] of Object.entries(EXPECTED)) {
+    for (const [fixture, expected] of EXPECTED) {
       const report = detectIn(gameDir(fixture));
       const printed = [JSON.stringify(report), inspect(report, { depth: 10 }), String(report.detections[0]?.password)];
       for (const text of printed) {

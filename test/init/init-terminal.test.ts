@@ -13,6 +13,7 @@ import { FakeWebRconServer } from '../fakes/webrcon-server.js';
 import { Terminal } from '../helpers/tmux.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { CLI, isSettled, WAIT } from '../integration/harness.js';
+import { fixtureTable } from './fixture-table.js';
 import { missingTool } from '../ship/run.js';
 
 /**
@@ -32,9 +33,6 @@ interface RunningGame {
 
 interface GameCase {
   readonly fixture: string;
-  readonly password: string;
-  /** The port the fixture's settings name, replaced by the simulator's in a copy of the folder. */
-  readonly fixturePort: number;
   /** The settings do not name the port (CS2: the game port): the simulator's goes in by --rcon-port. */
   readonly portFlag?: boolean;
   /** What the screen must also say about this folder. */
@@ -51,27 +49,21 @@ const rcon =
   };
 
 const GAMES: readonly GameCase[] = [
-  { fixture: 'minecraft', password: 'mcFixtureRcon25575', fixturePort: 25575, start: rcon({ flavour: 'minecraft', players: ['Steve'] }) },
+  { fixture: 'minecraft', start: rcon({ flavour: 'minecraft', players: ['Steve'] }) },
   {
     fixture: 'minecraft-itzg',
-    password: '3f9c0a7be15d42c8a06e9b71',
     says: /makes a new RCON password at every start/,
-    fixturePort: 25575,
     start: rcon({ flavour: 'minecraft', players: ['Alex'] }),
   },
-  { fixture: 'zomboid', password: 'zomboidFixtureRcon27015', fixturePort: 27015, start: rcon({ flavour: 'source', game: 'zomboid' }) },
-  { fixture: 'palworld', password: 'palFixtureAdmin8211', fixturePort: 25575, start: rcon({ flavour: 'id0' }) },
-  { fixture: 'source', password: 'cs2FixtureRcon27015', fixturePort: 27015, portFlag: true, start: rcon({ flavour: 'source' }) },
+  { fixture: 'zomboid', start: rcon({ flavour: 'source', game: 'zomboid' }) },
+  { fixture: 'palworld', start: rcon({ flavour: 'id0' }) },
+  { fixture: 'source', portFlag: true, start: rcon({ flavour: 'source' }) },
   {
     fixture: 'ark',
-    password: 'arkFixtureAdmin27020',
-    fixturePort: 27020,
     start: rcon({ flavour: 'source' }, { command: 'ListPlayers', answer: 'No Players Connected' }),
   },
   {
     fixture: 'squad',
-    password: 'squadFixtureRcon21114',
-    fixturePort: 21114,
     start: rcon(
       { flavour: 'source' },
       { command: 'ListPlayers', answer: '----- Active Players -----\n----- Recently Disconnected Players [Max of 15] -----\n' },
@@ -79,8 +71,6 @@ const GAMES: readonly GameCase[] = [
   },
   {
     fixture: 'conan',
-    password: 'conanFixtureRcon25575',
-    fixturePort: 25575,
     start: rcon(
       { flavour: 'source' },
       { command: 'listplayers', answer: 'Idx | Char name | Player name | User ID | Platform ID | Platform Name\n' },
@@ -88,8 +78,6 @@ const GAMES: readonly GameCase[] = [
   },
   {
     fixture: 'rust',
-    password: 'rustFixtureRcon28016',
-    fixturePort: 28016,
     start: async (password) => {
       const server = await FakeWebRconServer.start({ password });
       return { port: server.port, close: () => server.close() };
@@ -97,8 +85,6 @@ const GAMES: readonly GameCase[] = [
   },
   {
     fixture: '7dtd',
-    password: 'sdtdFixtureTelnet8081',
-    fixturePort: 8081,
     start: async (password) => {
       const server = await startTelnetServer({ password });
       return { port: server.port, close: () => server.close() };
@@ -106,8 +92,6 @@ const GAMES: readonly GameCase[] = [
   },
   {
     fixture: 'terraria',
-    password: 'terrariaFixtureToken7878',
-    fixturePort: 7878,
     start: async (token) => {
       const server = await startTShockServer({ token });
       return { port: server.port, close: () => server.close() };
@@ -115,14 +99,21 @@ const GAMES: readonly GameCase[] = [
   },
   ...(['dayz', 'arma3'] as const).map((fixture): GameCase => ({
     fixture,
-    password: fixture === 'dayz' ? 'dayzFixtureRcon2305' : 'arma3FixtureRcon2306',
-    fixturePort: fixture === 'dayz' ? 2305 : 2306,
     start: async (password) => {
       const server = await startBattlEyeServer({ password });
       return { port: server.port, close: () => server.close() };
     },
   })),
 ];
+
+const FIXTURE_TABLE = fixtureTable();
+
+/** The port and password the fixture's settings name (its row in test/fixtures/game-dirs/README.md). */
+function fixtureOf(game: GameCase): { readonly port: number; readonly password: string } {
+  const row = FIXTURE_TABLE.get(game.fixture);
+  if (row?.password === undefined) throw new Error(`${game.fixture}: no row with a password in test/fixtures/game-dirs/README.md`);
+  return { port: row.port, password: row.password };
+}
 
 /** A copy of the fixture folder whose settings name `port` instead of the fixture's. */
 function gameFolder(work: string, game: GameCase, port: number): string {
@@ -132,7 +123,7 @@ function gameFolder(work: string, game: GameCase, port: number): string {
     if (!entry.isFile()) continue;
     const file = join(entry.parentPath, entry.name);
     // Only where a setting's value starts: the fixtures' passwords end in their port's digits.
-    const setting = new RegExp(`(?<=[=\\s:"'>(,])${game.fixturePort}(?!\\d)`, 'g');
+    const setting = new RegExp(`(?<=[=\\s:"'>(,])${fixtureOf(game).port}(?!\\d)`, 'g');
     writeFileSync(file, readFileSync(file, 'utf8').replace(setting, String(port)));
   }
   return folder;
@@ -188,7 +179,8 @@ describe('porter init in a terminal', { skip }, () => {
 
   for (const game of GAMES) {
     test(`${game.fixture}: the detected settings accepted, the login proven, files porter check accepts`, async () => {
-      const server = await game.start(game.password);
+      const { password } = fixtureOf(game);
+      const server = await game.start(password);
       const terminal = new Terminal(
         [
           CLI,
@@ -206,7 +198,7 @@ describe('porter init in a terminal', { skip }, () => {
         await answer(terminal, { wrongTokenFirst: game.fixture === 'minecraft' });
         const screen = await terminal.waitFor(/porter(\.js)? run -c/, 'the next steps');
         assert.match(screen, /login to 127\.0\.0\.1:\d+ accepted|accepted/);
-        assert.ok(!screen.includes(game.password) && !screen.includes(SIM_TOKEN), 'no secret on the screen');
+        assert.ok(!screen.includes(password) && !screen.includes(SIM_TOKEN), 'no secret on the screen');
         if (game.says) assert.match(screen.replace(/\s*\n[│\s]*/g, ' '), game.says);
         await waitFor(() => terminal.exitStatus() !== undefined, { ...WAIT, what: 'porter init to end' });
         assert.equal(terminal.exitStatus(), 0, terminal.screen());
