@@ -22,8 +22,8 @@ export function registerRcon(program: Command, secrets: SecretBook): void {
       action(secrets, async (words: string[], options: { config?: string; server?: string }) => {
         const config = await loadConfigFor(options.config, secrets);
         const server = pickServer(config, options.server);
-        // Loaded here, not at the top: the descriptors build zod schemas, and every command's start-up
-        // (porter --help among them) would pay for loading zod.
+        // Loaded here, not at the top: the transport list builds zod schemas and loads every executor,
+        // and every command's start-up (porter --help among them) would pay for that.
         const { transportOf, createExecutor } = await import('../protocols/descriptors.js');
         const hasConsole = (s: ResolvedServer) => {
           const transport: TransportDescriptor = transportOf(s.executor.type);
