@@ -1,7 +1,8 @@
 import type { Duplex } from 'node:stream';
-import { WebSocket, type Dispatcher } from 'undici';
+import type { Dispatcher, WebSocket } from 'undici';
 import { startDeadline, type Clock } from '../../clock.js';
 import { CredentialsError, PorterError } from '../../errors.js';
+import { loadUndici } from '../../net/undici.js';
 import { handshakeRecorder, type HandshakeAnswer } from './handshake.js';
 import { NON_LITERAL_PASSWORD_HINT, type WebRconAddress } from './url.js';
 
@@ -97,9 +98,10 @@ export class WebRconConnection {
     });
   }
 
-  static open(options: WebRconOpenOptions): Promise<WebRconConnection> {
+  static async open(options: WebRconOpenOptions): Promise<WebRconConnection> {
     const { address, clock, signal } = options;
-    const recorder = handshakeRecorder();
+    const { WebSocket, errors } = await loadUndici();
+    const recorder = handshakeRecorder(errors.HTTPParserError);
     const dispatcher = options.dispatcher.compose(recorder.interceptor);
     return new Promise<WebRconConnection>((resolve, reject) => {
       if (signal?.aborted) {
@@ -147,7 +149,7 @@ export class WebRconConnection {
   }
 
   get isOpen(): boolean {
-    return this.#open && this.#ws.readyState === WebSocket.OPEN;
+    return this.#open && this.#ws.readyState === this.#ws.OPEN;
   }
 
   /** Frames of any kind received so far: a connection silent since a request was sent may be dead. */
@@ -180,7 +182,7 @@ export class WebRconConnection {
 
   /** Closes politely, and destroys the socket if the server does not answer the close frame in time. */
   async close(): Promise<void> {
-    if (this.#ws.readyState === WebSocket.CLOSED) return;
+    if (this.#ws.readyState === this.#ws.CLOSED) return;
     this.#ws.close(1000);
     const timer = new AbortController();
     const answered = await Promise.race([

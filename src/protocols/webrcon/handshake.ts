@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { errors, type Dispatcher } from 'undici';
+import type { Dispatcher, errors } from 'undici';
 import { DelegatingHandler } from '../../net/delegating-handler.js';
 
 /**
@@ -20,12 +20,21 @@ export type HandshakeAnswer =
   | { readonly kind: 'not-http' }
   | { readonly kind: 'error'; readonly code: string };
 
+/** undici's error for bytes that are not HTTP; passed in, as undici is loaded only when a connection opens (net/undici.ts). */
+type ParserErrorClass = typeof errors.HTTPParserError;
+
 class RecordingHandler extends DelegatingHandler {
   readonly #record: (answer: HandshakeAnswer, socket?: Duplex) => void;
+  readonly #ParserError: ParserErrorClass;
 
-  constructor(inner: Dispatcher.DispatchHandler, record: (answer: HandshakeAnswer, socket?: Duplex) => void) {
+  constructor(
+    inner: Dispatcher.DispatchHandler,
+    record: (answer: HandshakeAnswer, socket?: Duplex) => void,
+    ParserError: ParserErrorClass,
+  ) {
     super(inner);
     this.#record = record;
+    this.#ParserError = ParserError;
   }
 
   override onRequestUpgrade(
@@ -49,7 +58,7 @@ class RecordingHandler extends DelegatingHandler {
   }
 
   override onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
-    if (error instanceof errors.HTTPParserError) this.#record({ kind: 'not-http' });
+    if (error instanceof this.#ParserError) this.#record({ kind: 'not-http' });
     else this.#record({ kind: 'error', code: (error as NodeJS.ErrnoException).code ?? error.name });
     super.onResponseError(controller, error);
   }
@@ -63,7 +72,7 @@ interface HandshakeRecorder {
 }
 
 /** An interceptor for one connection attempt, and what it saw. */
-export function handshakeRecorder(): HandshakeRecorder {
+export function handshakeRecorder(ParserError: ParserErrorClass): HandshakeRecorder {
   let answer: HandshakeAnswer = { kind: 'none' };
   let upgraded: Duplex | undefined;
   const record = (next: HandshakeAnswer, socket?: Duplex) => {
@@ -72,7 +81,7 @@ export function handshakeRecorder(): HandshakeRecorder {
     if (socket) upgraded = socket;
   };
   return {
-    interceptor: (dispatch) => (options, handler) => dispatch(options, new RecordingHandler(handler, record)),
+    interceptor: (dispatch) => (options, handler) => dispatch(options, new RecordingHandler(handler, record, ParserError)),
     answer: () => answer,
     socket: () => upgraded,
   };
