@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { TRANSPORTS } from '../protocols/descriptors.js';
+import { executorJsonSchemas, type ExecutorJsonSchema } from './json-schema.js';
 
 /**
  * The "Executors" section of docs/configuration.md, written from the transport list so a new
@@ -8,17 +8,6 @@ import { TRANSPORTS } from '../protocols/descriptors.js';
  */
 const EXECUTOR_DOCS_START = '<!-- executors: generated from src/protocols/<name>/descriptor.ts by `npm run schema`; do not edit -->';
 const EXECUTOR_DOCS_END = '<!-- end of executors -->';
-
-interface PropertySchema {
-  readonly default?: unknown;
-  readonly description?: string;
-}
-
-interface ObjectSchema {
-  readonly description?: string;
-  readonly properties: Readonly<Record<string, PropertySchema>>;
-  readonly required?: readonly string[];
-}
 
 /** A default as the reader writes it in the file: strings bare, the rest as JSON. */
 function shown(value: unknown): string {
@@ -30,15 +19,14 @@ function cell(text: string): string {
   return text.replaceAll('|', '\\|');
 }
 
-function row(key: string, property: PropertySchema, required: boolean, type: string): string {
+function row(key: string, property: ExecutorJsonSchema['properties'][string], required: boolean, type: string): string {
   // A key without a description is a schema bug test/ship/config-schema.test.ts names; the section stays renderable.
   const meaning = key === 'type' ? `\`${type}\`` : cell(property.description ?? '');
   const fallback = required ? 'required' : '—';
   return `| \`servers[].executor.${key}\` | ${'default' in property ? shown(property.default) : fallback} | ${meaning} |`;
 }
 
-function section(transport: (typeof TRANSPORTS)[number]): string {
-  const schema = z.toJSONSchema(transport.schema, { io: 'input', unrepresentable: 'any' }) as unknown as ObjectSchema;
+function section(transport: (typeof TRANSPORTS)[number], schema: ExecutorJsonSchema): string {
   const required = new Set(schema.required ?? []);
   const note = 'defaultPresetNote' in transport ? transport.defaultPresetNote : '';
   return [
@@ -54,7 +42,15 @@ function section(transport: (typeof TRANSPORTS)[number]): string {
 
 /** The section's text between the markers, markers included. */
 function renderExecutorDocs(): string {
-  return [EXECUTOR_DOCS_START, '', TRANSPORTS.map(section).join('\n\n'), '', EXECUTOR_DOCS_END].join('\n');
+  const schemas = executorJsonSchemas();
+  // The union lists the transports in TRANSPORTS' order: section i is transport i's.
+  const sections = TRANSPORTS.map((transport, index) => {
+    const schema = schemas[index];
+    if (schema?.properties.type?.const !== transport.type)
+      throw new Error(`the executor union does not list ${transport.type} at ${index}`);
+    return section(transport, schema);
+  });
+  return [EXECUTOR_DOCS_START, '', sections.join('\n\n'), '', EXECUTOR_DOCS_END].join('\n');
 }
 
 /** The document with its section replaced by the current one. */

@@ -42,6 +42,21 @@ export function configJsonSchema(): Record<string, unknown> {
   }) as Record<string, unknown>;
 }
 
+/** One transport's `executor` section as the JSON Schema describes it. */
+export interface ExecutorJsonSchema {
+  readonly description?: string;
+  readonly properties: Readonly<Record<string, { readonly const?: unknown; readonly default?: unknown; readonly description?: string }>>;
+  readonly required?: readonly string[];
+}
+
+/** The schema's union of `executor` sections, one per transport in the transport list's order: what an editor shows of each. */
+export function executorJsonSchemas(): readonly ExecutorJsonSchema[] {
+  const { servers } = configJsonSchema().properties as {
+    servers: { items: { properties: { executor: { oneOf: ExecutorJsonSchema[] } } } };
+  };
+  return servers.items.properties.executor.oneOf;
+}
+
 /** The exact text of the committed config.schema.json. */
 export function renderConfigJsonSchema(): string {
   return `${JSON.stringify(configJsonSchema(), null, 2)}\n`;

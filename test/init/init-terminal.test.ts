@@ -119,11 +119,11 @@ function fixtureOf(game: GameCase): { readonly port: number; readonly password: 
 function gameFolder(work: string, game: GameCase, port: number): string {
   const folder = join(work, `${game.fixture}-folder`);
   cpSync(join(FIXTURES, game.fixture), folder, { recursive: true });
+  // Only where a setting's value starts: the fixtures' passwords end in their port's digits.
+  const setting = new RegExp(`(?<=[=\\s:"'>(,])${fixtureOf(game).port}(?!\\d)`, 'g');
   for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const file = join(entry.parentPath, entry.name);
-    // Only where a setting's value starts: the fixtures' passwords end in their port's digits.
-    const setting = new RegExp(`(?<=[=\\s:"'>(,])${fixtureOf(game).port}(?!\\d)`, 'g');
     writeFileSync(file, readFileSync(file, 'utf8').replace(setting, String(port)));
   }
   return folder;

@@ -3,7 +3,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { withExecutorDocs } from '../../src/config/executor-docs.js';
-import { configJsonSchema, renderConfigJsonSchema } from '../../src/config/json-schema.js';
+import { configJsonSchema, executorJsonSchemas, renderConfigJsonSchema } from '../../src/config/json-schema.js';
+import { TRANSPORTS } from '../../src/protocols/descriptors.js';
 import { configSchema } from '../../src/config/schema.js';
 import { readRepoFile } from './repo.js';
 
@@ -27,11 +28,10 @@ describe('config.schema.json', () => {
   });
 
   test('every key of every executor says what it is, in the editor and in the docs', () => {
-    const { servers } = configJsonSchema().properties as { servers: { items: { properties: { executor: unknown } } } };
-    const union = (servers.items.properties.executor as { oneOf?: unknown[]; anyOf?: unknown[] }).oneOf ?? [];
-    assert.ok(union.length > 1, 'the executor union is found');
-    for (const member of union as { description?: string; properties: Record<string, { description?: string; const?: string }> }[]) {
-      const type = member.properties.type?.const ?? '?';
+    const union = executorJsonSchemas();
+    assert.equal(union.length, TRANSPORTS.length, 'one schema per transport');
+    for (const member of union) {
+      const type = String(member.properties.type?.const);
       assert.ok(member.description, `executor ${type} has no description`);
       const bare = Object.entries(member.properties).filter(([key, property]) => key !== 'type' && !property.description);
       assert.deepEqual(
