@@ -91,6 +91,10 @@ export interface FakeRconServer {
   failNext(kind: RconFault): void;
   setHandler(handler: RconCommandHandler | undefined): void;
   setPassword(password: string): void;
+  /** Answers each login only after `ms` (0: at once): a game server busy loading, or a host under load. */
+  setLoginDelay(ms: number): void;
+  /** Answers every command (player listings too) only after `ms` more (0: as usual): a lagging server. */
+  setAnswerDelay(ms: number): void;
   /** Stops listening and drops every connection, keeping state: the game server is down. */
   down(): Promise<void>;
   /** Listens again on the same port. */
@@ -121,6 +125,8 @@ class FakeRconServerImpl extends SimListener<RconServerOptions> implements FakeR
   readonly world: MinecraftWorld;
   readonly #faults: RconFault[] = [];
   #password: string;
+  #loginDelayMs = 0;
+  #answerDelayMs = 0;
   #handler: RconCommandHandler | undefined;
   totalConnections = 0;
   framingViolations = 0;
@@ -173,6 +179,24 @@ class FakeRconServerImpl extends SimListener<RconServerOptions> implements FakeR
 
   setPassword(password: string): void {
     this.#password = password;
+  }
+
+  setLoginDelay(ms: number): void {
+    this.#loginDelayMs = ms;
+  }
+
+  setAnswerDelay(ms: number): void {
+    this.#answerDelayMs = ms;
+  }
+
+  get answerDelayMs(): number {
+    return this.#answerDelayMs;
+  }
+
+  /** Resolves once a login may be answered. */
+  async loginPause(): Promise<void> {
+    // Unref'd: a login held this long must not keep a test process alive once everything else closed.
+    if (this.#loginDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#loginDelayMs).unref());
   }
 
   override async up(): Promise<void> {
@@ -323,6 +347,7 @@ class SimConnection {
       });
     }
     if (type === PacketType.AUTH) {
+      await this.#server.loginPause();
       this.#authed = body !== '' && body === this.#server.password;
       if (this.#authed) this.#send(id, PacketType.AUTH_RESPONSE, '');
       else this.#refuseLogin();
@@ -337,6 +362,7 @@ class SimConnection {
     const replyId = (id: number) => (id0 ? 0 : id);
     const body = bodyText(packet.body);
     if (packet.type === PacketType.AUTH) {
+      await this.#server.loginPause();
       this.#authed = body !== '' && body === this.#server.password;
       if (!id0) this.#send(packet.id, PacketType.RESPONSE_VALUE, '');
       if (this.#authed) this.#send(replyId(packet.id), PacketType.AUTH_RESPONSE, '');
@@ -390,7 +416,8 @@ class SimConnection {
       return false;
     }
     if (result.after) await result.after.catch(() => undefined);
-    if (result.delayMs) await new Promise((resolve) => setTimeout(resolve, result.delayMs));
+    const delayMs = (result.delayMs ?? 0) + this.#server.answerDelayMs;
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (this.#socket.destroyed) return false;
     answer(result.text);
     this.#server.answered(ran);

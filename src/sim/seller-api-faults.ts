@@ -42,6 +42,11 @@ export class FaultPlan {
     this.#pending.push({ route, serverId: options.serverId, fault, left: options.times ?? 1 });
   }
 
+  /** Drops every planned fault (of one server, when given): a store's outage is over. */
+  clear(serverId?: string): void {
+    this.#pending = this.#pending.filter((p) => serverId !== undefined && p.serverId !== serverId);
+  }
+
   /** The fault for this request, if one is planned; faults are used in the order they were added. */
   take(route: SimRoute, serverId: string | undefined): Fault | undefined {
     const entry = this.#pending.find((p) => p.route === route && (p.serverId === undefined || p.serverId === serverId));

@@ -54,6 +54,7 @@ export interface SellerApiOptions {
 export interface SimRequest {
   readonly route: SimRoute | 'unknown';
   readonly serverId: string | undefined;
+  /** The command of a report; of a pull, the command it claimed (whether or not its answer reached the client). */
   readonly commandId: string | undefined;
   /** Arrival time on the fake's clock. */
   readonly at: number;
@@ -85,8 +86,10 @@ export interface FakeSellerApi {
   setPlan(ok: boolean): void;
   /** Adds or changes a token's scopes; null revokes it. */
   setToken(token: string, scopes: readonly string[] | null): void;
-  /** Plays `fault` on the next `times` requests of `route` (optionally of one server only). */
+  /** Plays `fault` on the next `times` requests of `route` (optionally of one server only); `times: Infinity` until cleared. */
   inject(route: SimRoute, fault: Fault, options?: { times?: number; serverId?: string }): void;
+  /** Drops the faults not played yet (of one server, when given). */
+  clearFaults(serverId?: string): void;
   /** Spends `n` calls of a route's window, as the official connector would. */
   spend(serverId: string, route: 'pull' | 'done' | 'fail', n: number): void;
   /** Calls left in the current window of a server's route. */
@@ -176,7 +179,7 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
 
   const idLiteral = (id: string) => (options.idAsString ? JSON.stringify(id) : id);
 
-  function handlePull(serverId: string, body: string, req: IncomingMessage, path: string): Answer {
+  function handlePull(serverId: string, body: string, req: IncomingMessage, path: string, claimed: { id?: string }): Answer {
     if (!isJsonRequest(req)) return problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', path);
     let identifiers: unknown;
     try {
@@ -197,6 +200,7 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
     }
     const outcome = queue.pull(serverId, online, clock.now());
     if (outcome.kind !== 'claimed') return new Answer(204, undefined);
+    claimed.id = outcome.id;
     return json(200, `{"id":${idLiteral(outcome.id)},"command":${JSON.stringify(outcome.command) ?? 'null'}}`);
   }
 
@@ -288,11 +292,12 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
       return;
     }
     const record = { violation: false };
+    const claimed: { id?: string } = {};
     const finish = (status: number, fault?: Fault) => {
       requests.push({
         route: found.route,
         serverId: found.serverId,
-        commandId: found.commandId,
+        commandId: found.commandId ?? claimed.id,
         at,
         status,
         ...(fault === undefined ? {} : { fault: describeFault(fault) }),
@@ -347,7 +352,7 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
 
     const answer = withLimits(
       found.route === 'pull'
-        ? handlePull(found.serverId, body, req, path)
+        ? handlePull(found.serverId, body, req, path, claimed)
         : found.route === 'servers'
           ? json(
               200,
@@ -426,6 +431,9 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
     },
     inject(route, fault, injectOptions) {
       faults.add(route, fault, injectOptions);
+    },
+    clearFaults(serverId) {
+      faults.clear(serverId);
     },
     spend(serverId, route, n) {
       windows.spend(`${serverId}|${route}`, n, clock.now());
