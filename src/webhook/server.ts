@@ -6,6 +6,7 @@ import { LISTEN_FORM, parseListenAddress } from '../config/listen-address.js';
 import { ConfigError } from '../errors.js';
 import { listenOn } from '../net/listen.js';
 import { readBody } from './body.js';
+import { shedAtCap } from './connection-shed.js';
 import { readEventFacts } from './event.js';
 import { headerOf } from './headers.js';
 import type { WebhookOutcome } from './outcome.js';
@@ -169,7 +170,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const server: Server | HttpsServer = tls
     ? createHttpsServer({ ...serverOptions, handshakeTimeout: limits.headersTimeoutMs, ...(await readTls(tls)) }, onRequest)
     : createHttpServer(serverOptions, onRequest);
-  server.maxConnections = limits.maxConnections;
+  // At the cap the connection that sent the least is shed, never the newcomer by default: a flood must not refuse the store.
+  shedAtCap(server, limits.maxConnections, shedNotice(logger, options.clock, limits.maxConnections));
   server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
   // headersTimeout already cuts a connection that never completes its headers (counted from the
   // connection); this also bounds any socket idle that long (with no 'timeout' listener node destroys it).
@@ -207,6 +209,26 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+  };
+}
+
+/** How often, at most, a flood is logged while it lasts. */
+const SHED_LOG_INTERVAL_MS = 60_000;
+
+/** Logs the first connection shed, then at most once a minute with how many were since. */
+function shedNotice(logger: Logger, clock: Clock, cap: number): () => void {
+  let shed = 0;
+  let loggedAt: number | undefined;
+  return () => {
+    shed++;
+    const now = clock.now();
+    if (loggedAt !== undefined && now - loggedAt < SHED_LOG_INTERVAL_MS) return;
+    logger.warn(
+      { shed, maxConnections: cap },
+      'webhook listener: more connections than it keeps open; closing those that sent the least (idle or incomplete requests) so events still get through',
+    );
+    loggedAt = now;
+    shed = 0;
   };
 }
 

@@ -127,9 +127,8 @@ describe('the webhook listener', () => {
 });
 
 describe('the webhook listener under many connections', () => {
-  test('connections past maxConnections are closed at once; the ones held open do not stop a later event', async () => {
+  async function listener(maxConnections?: number): Promise<{ server: WebhookServer; woken: () => number }> {
     let woken = 0;
-    let closed = 0;
     const server = await startWebhookServer({
       listen: '127.0.0.1:0',
       toleranceS: 300,
@@ -139,37 +138,113 @@ describe('the webhook listener under many connections', () => {
       wake: () => woken++,
       logger: pino({ level: 'silent' }),
       clock: systemClock,
-      limits: { maxConnections: 2, requestTimeoutMs: 1000, headersTimeoutMs: 500 },
+      ...(maxConnections === undefined ? {} : { limits: { maxConnections } }),
     });
-    const sockets = await Promise.all(
-      [0, 1].map(
-        () =>
-          new Promise<Socket>((resolve) => {
-            const socket = connect(server.port, '127.0.0.1', () => resolve(socket));
-            socket.on('error', () => undefined);
-            socket.resume().on('close', () => closed++);
-          }),
-      ),
-    );
-    try {
-      // The kernel's accept queue is first in, first out: the two held connections are counted before the third.
-      const third = await new Promise<string>((resolve) => {
-        const socket = connect(server.port, '127.0.0.1', () =>
-          socket.write('POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n'),
-        );
-        let text = '';
-        socket.on('data', (data) => (text += data.toString()));
-        socket.on('close', () => resolve(text));
-        socket.on('error', () => undefined);
+    return { server, woken: () => woken };
+  }
+
+  /** A connection that the listener has accepted (it answered a request on it, or the test waits for it). */
+  function open(port: number, first?: string): Promise<{ socket: Socket; closed: Promise<void>; read: () => string }> {
+    return new Promise((resolve) => {
+      let text = '';
+      const socket = connect(port, '127.0.0.1', () => {
+        if (first !== undefined) socket.write(first);
+        resolve({ socket, closed, read: () => text });
       });
-      assert.equal(third, '', 'the third connection was served');
-      // The held connections sent nothing: they are cut off, and the listener serves again.
-      await waitFor(() => closed === 2, { what: 'idle connections cut off' });
-      const body = eventBody({});
-      assert.equal((await post(`http://127.0.0.1:${server.port}/webhook`, body, signedHeaders(SECRET, body))).status, 204);
-      assert.equal(woken, 1);
+      const closed = new Promise<void>((done) => socket.on('close', () => done()));
+      socket.on('data', (data) => (text += data.toString()));
+      socket.on('error', () => undefined);
+    });
+  }
+
+  const signedRequest = () => {
+    const body = eventBody({});
+    const headers = signedHeaders(SECRET, body);
+    const lines = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), host: 'porter' }).map(
+      ([k, v]) => `${k}: ${v}`,
+    );
+    return `POST /webhook HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n${body}`;
+  };
+
+  test('at the cap, the oldest connection that sent nothing is closed and the newcomer is served', async () => {
+    const { server, woken } = await listener(2);
+    const idle = await open(server.port);
+    const newer = await open(server.port);
+    try {
+      const store = await open(server.port, signedRequest());
+      await idle.closed;
+      await waitFor(() => /^HTTP\/1\.1 204/.test(store.read()), { what: "the store's event answered" });
+      assert.equal(woken(), 1);
+      assert.equal(newer.socket.destroyed, false, 'the newer idle connection is kept');
+      store.socket.destroy();
     } finally {
-      for (const socket of sockets) socket.destroy();
+      newer.socket.destroy();
+      await server.close();
+    }
+  });
+
+  test('what sent the least goes first, never the newcomer: an idle connection, then one trickling its body, then an answered keep-alive', async () => {
+    const { server, woken } = await listener(3);
+    const connections: Array<Awaited<ReturnType<typeof open>>> = [];
+    const add = async (first?: string) => {
+      const connection = await open(server.port, first);
+      connections.push(connection);
+      return connection;
+    };
+    const answered204 = (connection: Awaited<ReturnType<typeof open>>) =>
+      waitFor(() => /^HTTP\/1\.1 204/.test(connection.read()), { what: 'an event answered' });
+    try {
+      const keepAlive = await add(signedRequest());
+      await answered204(keepAlive);
+      const trickling = await add('POST /webhook HTTP/1.1\r\nHost: porter\r\nContent-Length: 100\r\n\r\n{"a":');
+      const idle = await add();
+      // Fourth: the idle one goes (it sent nothing), though the others are older.
+      const fourth = await add(signedRequest());
+      await idle.closed;
+      await answered204(fourth);
+      // Fifth: now the body still trickling is what sent the least; the newcomer stays.
+      const fifth = await add(signedRequest());
+      await trickling.closed;
+      await answered204(fifth);
+      // Sixth: only answered keep-alives are left: the oldest of them goes.
+      const sixth = await add(signedRequest());
+      await keepAlive.closed;
+      await answered204(sixth);
+      assert.equal(woken(), 4);
+      assert.deepEqual(
+        [fourth, fifth, sixth].map((c) => c.socket.destroyed),
+        [false, false, false],
+      );
+    } finally {
+      for (const connection of connections) connection.socket.destroy();
+      await server.close();
+    }
+  });
+
+  test('a flood of 200 idle connections and 50 slowloris requests from one address does not refuse a signed event (cap 128)', async () => {
+    const { server, woken } = await listener();
+    const flood: Socket[] = [];
+    const trickles: NodeJS.Timeout[] = [];
+    try {
+      for (let i = 0; i < 250; i++) {
+        const { socket } = await open(server.port);
+        flood.push(socket);
+        if (i >= 200) {
+          socket.write('POST /webhook HTTP/1.1\r\nHost: porter\r\n');
+          trickles.push(setInterval(() => socket.write('X'), 200));
+        }
+      }
+      const body = eventBody({});
+      const started = Date.now();
+      const answer = await post(`http://127.0.0.1:${server.port}/webhook`, body, signedHeaders(SECRET, body));
+      assert.equal(answer.status, 204, `the event was answered ${answer.status} ${answer.error ?? ''}`);
+      // A fraction of the store's 10 s: the event is never queued behind the flood.
+      assert.ok(Date.now() - started < 5_000, `answered after ${Date.now() - started} ms`);
+      assert.equal(woken(), 1);
+      assert.ok(flood.filter((socket) => !socket.destroyed).length <= 128, 'the cap holds');
+    } finally {
+      for (const timer of trickles) clearInterval(timer);
+      for (const socket of flood) socket.destroy();
       await server.close();
     }
   });
