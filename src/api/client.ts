@@ -11,6 +11,7 @@ import { BodyTooLargeError } from '../net/http.js';
 import { HttpExchange } from '../net/http-exchange.js';
 import { PullBodyScanner, type OversizedPull } from './pull-scan.js';
 import { apiConnectionCap } from '../net/open-files.js';
+import { ConnectionShare } from './connection-share.js';
 import { SecretBook } from '../secret-book.js';
 import { readSecretAgain } from '../config/secrets.js';
 import { tokenRenewal, type TokenRenewal } from './token.js';
@@ -24,6 +25,12 @@ export interface ApiRequest {
   readonly context: CallContext;
   /** Aborting rejects with the signal's reason, not with an ApiTransportError. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Called once the request has its connection, right before it is written (after every wait);
+   * throwing withholds it: the error is the caller's, and nothing was sent. A pull's last word on
+   * whether porter may claim now (docs/design.md#lifecycle).
+   */
+  readonly beforeSend?: (() => void) | undefined;
   /**
    * A pull: an answer over the cap is still read to its end (up to a hard bound), keeping only its
    * id and the command's size (`ApiResponse.oversized`), so that the claim it names can be reported.
@@ -85,10 +92,12 @@ interface ApiClientDeps {
    */
   readonly readToken?: () => Promise<string | undefined>;
   /**
-   * The connection pool to send through, shared by the clients of every store at one origin
-   * (see createApiPool); the client then leaves closing it to its owner. Default: a pool of its own.
+   * The connections to send through, shared by the clients of every store at one origin (see
+   * createApiOrigin); the client then leaves closing them to their owner. Default: its own.
    */
-  readonly pool?: Dispatcher;
+  readonly origin?: ApiOrigin;
+  /** Which store's share of `origin`'s connections this client takes (docs/design.md#many-stores). Default "default". */
+  readonly store?: string;
   /** The process's secrets: `redact` scrubs them all, and a token read again after a 401 joins them. Default: a book of this client's own. */
   readonly secrets?: SecretBook;
 }
@@ -120,14 +129,25 @@ export function parseRetryAfter(text: string | undefined, wallNow: number): numb
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil(date - wallNow));
 }
 
+/** One API origin's connections: undici's pool, and the share that hands them out fairly (never more requests than connections). */
+export interface ApiOrigin {
+  readonly pool: Dispatcher;
+  readonly share: ConnectionShare;
+}
+
 /**
  * The connections to one API origin. `timeoutMs` is the shortest deadline of the stores that
  * share it: the connect timeout comes from it, each request carries its own store's deadline.
  */
-export function createApiPool(origin: string, timeoutMs: number): Dispatcher {
+export function createApiOrigin(origin: string, timeoutMs: number): ApiOrigin {
+  // Bounded: every connection is a descriptor, and every store and server of this origin shares them.
+  const connections = apiConnectionCap();
+  return { pool: createPool(origin, timeoutMs, connections), share: new ConnectionShare(connections) };
+}
+
+function createPool(origin: string, timeoutMs: number, connections: number): Dispatcher {
   return new Pool(origin, {
-    // Bounded: every connection is a descriptor, and every store and server of this origin shares this pool.
-    connections: apiConnectionCap(),
+    connections,
     // Off (0): porter's own deadline bounds the whole exchange. undici's run on timers of their
     // own that would win over an answer already waiting in the socket after a freeze
     // (docs/design.md#frozen-and-thawed) and lose the claim it carries.
@@ -141,6 +161,8 @@ export function createApiPool(origin: string, timeoutMs: number): Dispatcher {
 /** What one exchange needs of its client. */
 interface Wire {
   readonly pool: Dispatcher;
+  readonly share: ConnectionShare;
+  readonly store: string;
   readonly clock: Clock;
   readonly wallNow: () => number;
   readonly timeoutMs: number;
@@ -161,9 +183,13 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
   const readToken = deps.readToken ?? (config.tokenPath !== undefined ? readSecretAgain.bind(undefined, config.tokenPath) : undefined);
   const secrets = deps.secrets ?? new SecretBook();
   const token = tokenRenewal(config.token, readToken, secrets);
-  const pool = deps.pool ?? createApiPool(base.origin, config.timeoutMs);
+  const origin = deps.origin ?? createApiOrigin(base.origin, config.timeoutMs);
+  const store = deps.store ?? 'default';
+  origin.share.join(store);
   const wire: Wire = {
-    pool,
+    pool: origin.pool,
+    share: origin.share,
+    store,
     clock: deps.clock ?? systemClock,
     wallNow: deps.wallNow ?? Date.now,
     timeoutMs: config.timeoutMs,
@@ -180,13 +206,30 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
     renewToken: (generation) => token.renew(generation),
     useToken: (next) => token.use(next),
     close: async () => {
-      if (deps.pool === undefined) await pool.close();
+      origin.share.leave(store);
+      if (deps.origin === undefined) await origin.pool.close();
     },
   };
 }
 
-/** One request, its whole answer or the transport error that says why none came. */
+/**
+ * One request, its whole answer or the transport error that says why none came. It waits for a
+ * connection of its store's share first (aborting that wait sends nothing); its deadline starts
+ * when it is sent.
+ */
 async function sendOnce(wire: Wire, request: ApiRequest): Promise<ApiResponse> {
+  request.signal?.throwIfAborted();
+  if (!wire.share.tryTake(wire.store)) await wire.share.take(wire.store, request.signal);
+  try {
+    request.beforeSend?.();
+    return await exchangeOnce(wire, request);
+  } finally {
+    wire.share.release(wire.store);
+  }
+}
+
+/** The exchange itself, on a connection of the store's share. */
+async function exchangeOnce(wire: Wire, request: ApiRequest): Promise<ApiResponse> {
   const { clock, timeoutMs, maxBodyBytes } = wire;
   request.signal?.throwIfAborted();
   const scanner = request.scanOversized ? new PullBodyScanner() : undefined;

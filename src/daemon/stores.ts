@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { Dispatcher } from 'undici';
-import { createApiClient, createApiPool, type ApiClient } from '../api/client.js';
+import { createApiClient, createApiOrigin, type ApiClient, type ApiOrigin } from '../api/client.js';
 import { InvalidTokenError, ScopeMissingError } from '../api/errors.js';
 import { parseBaseUrl } from '../api/routes.js';
 import { DEFAULT_STORE_LABEL, type Config, type StoreApi } from '../config/schema.js';
@@ -46,14 +45,15 @@ export function clientSettings(api: StoreApi): unknown {
 /**
  * One API client per store, and one connection pool per API origin shared by the clients of every
  * store there: a hosting company with a hundred stores on one platform keeps one set of
- * keep-alive connections to it, and each request still carries its own store's token.
+ * keep-alive connections to it, each request still carries its own store's token, and each
+ * store has its fair share of the connections (src/api/connection-share.ts).
  */
 export class StoreClients {
   readonly #logger: Logger;
   readonly #current = new Map<StoreKey, ApiClient>();
   /** Every client not yet closed, with its store and origin. */
   readonly #clients = new Map<ApiClient, { readonly store: StoreKey; readonly origin: string }>();
-  readonly #pools = new Map<string, Dispatcher>();
+  readonly #origins = new Map<string, ApiOrigin>();
   readonly #secrets: SecretBook;
 
   constructor(logger: Logger, secrets: SecretBook) {
@@ -67,9 +67,9 @@ export class StoreClients {
     if (current) return current;
     const api = storeApi(config, store);
     const { origin } = parseBaseUrl(api.baseUrl);
-    let pool = this.#pools.get(origin);
-    if (!pool) this.#pools.set(origin, (pool = createApiPool(origin, shortestDeadline(config, origin))));
-    const client = createApiClient(api, { logger: this.#logger, pool, secrets: this.#secrets });
+    let connections = this.#origins.get(origin);
+    if (!connections) this.#origins.set(origin, (connections = createApiOrigin(origin, shortestDeadline(config, origin))));
+    const client = createApiClient(api, { logger: this.#logger, origin: connections, store: storeLabel(store), secrets: this.#secrets });
     this.#current.set(store, client);
     this.#clients.set(client, { store, origin });
     return client;
@@ -95,10 +95,10 @@ export class StoreClients {
       await client.close().catch(() => undefined);
     }
     const origins = new Set([...this.#clients.values()].map((of) => of.origin));
-    for (const [origin, pool] of [...this.#pools]) {
+    for (const [origin, connections] of [...this.#origins]) {
       if (origins.has(origin)) continue;
-      this.#pools.delete(origin);
-      await pool.close().catch(() => undefined);
+      this.#origins.delete(origin);
+      await connections.pool.close().catch(() => undefined);
     }
   }
 
