@@ -29,6 +29,11 @@ export class ClaimGate {
     return { before, after };
   }
 
+  /** Whether a pull may claim now (asked again right before every pull is sent). */
+  isOpen(): boolean {
+    return this.decision === 'claim';
+  }
+
   /** Resolves at once while claims are allowed, else when they are; rejects when `signal` aborts. */
   waitOpen(signal: AbortSignal): Promise<void> {
     if (this.decision === 'claim') return Promise.resolve();

@@ -57,10 +57,14 @@ export class BudgetedCaller {
   ): Promise<ApiResponse> {
     const { budget, client } = this.#o;
     await budget.acquire(route, signal);
-    onSend?.();
+    // The last check and the send's notice come after every wait, the connection's too.
+    const beforeSend = () => {
+      request.beforeSend?.();
+      onSend?.();
+    };
     let response: ApiResponse;
     try {
-      response = await client.send({ ...request, signal });
+      response = await client.send({ ...request, signal, beforeSend });
     } catch (error) {
       // No answer, but the platform may have counted the call: it counts until windowMs from now.
       budget.observe(route, {});

@@ -63,7 +63,7 @@ class ServerCalls implements ServerApi {
     this.#claimGap = new ClaimGapWatch({ clock: options.clock, logger, serverId, thresholdMs: options.claimGapWarnMs });
   }
 
-  async pull(onlineIdentifiers: readonly string[], signal?: AbortSignal): Promise<PullResult> {
+  async pull(onlineIdentifiers: readonly string[], signal?: AbortSignal, beforeSend?: () => void): Promise<PullResult> {
     const { client, serverId } = this.#o;
     const context: CallContext = { route: 'pull', serverId };
     let sent = false;
@@ -75,12 +75,15 @@ class ServerCalls implements ServerApi {
         json: { onlineIdentifiers },
         context,
         scanOversized: true,
+        beforeSend,
       } as const;
       const response = await this.#caller.call('pull', request, signal, () => {
         sent = true;
       });
       result = pullResultOf(response, context, client.redact);
     } catch (error) {
+      // Withheld or abandoned before it was sent: nothing happened on the platform, nothing to count.
+      if (!sent && !(error instanceof ApiTransportError)) throw error;
       this.#pulls.error++;
       if (error instanceof ApiTransportError && error.maybeProcessed) this.#claimGap.lost(`${error.failure}: ${error.message}`);
       else if (sent && signal?.aborted && !(error instanceof ApiTransportError))

@@ -18,8 +18,12 @@ export type ReportResult = 'accepted' | 'alreadySettled';
 
 export interface ServerApi {
   readonly serverId: string;
-  /** Waits for budget (abortable), then pulls. Throws typed errors from src/api/errors.ts. */
-  pull(onlineIdentifiers: readonly string[], signal?: AbortSignal): Promise<PullResult>;
+  /**
+   * Waits for budget and a connection (abortable), then pulls. Throws typed errors from
+   * src/api/errors.ts. `beforeSend` runs after every wait, right before the pull is written; what it
+   * throws withholds the pull (nothing sent, nothing claimed) and is thrown here.
+   */
+  pull(onlineIdentifiers: readonly string[], signal?: AbortSignal, beforeSend?: () => void): Promise<PullResult>;
   done(id: string, signal?: AbortSignal): Promise<ReportResult>;
   fail(id: string, reason: string, signal?: AbortSignal): Promise<ReportResult>;
 }

@@ -1,4 +1,5 @@
 import { serverLabel } from '../config/server-label.js';
+import { storeLabel } from './stores.js';
 import type { Logger } from 'pino';
 import type { ApiClient } from '../api/client.js';
 import { createServerApi } from '../api/server-api.js';
@@ -65,6 +66,7 @@ export function buildServer(server: ResolvedServer, shared: SharedParts): Server
   });
   const loop = new DeliveryLoop({
     serverId: server.id,
+    store: storeLabel(server.store),
     api,
     executor,
     players,

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { PlanRequiredError, RateLimitedError, ReportRefusedError } from '../api/errors.js';
+import { PlanRequiredError, RateLimitedError } from '../api/errors.js';
 import type { PullResult, ServerApi } from '../api/types.js';
 import type { Clock } from '../clock.js';
 import {
@@ -12,8 +12,9 @@ import {
 } from '../errors.js';
 import { assertSingleLine, type Executor } from '../protocols/executor.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
-import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal/journal.js';
+import { JournalWriteError, type Journal, type Outcome } from './journal/journal.js';
 import type { FailureKind, SettledDelivery } from './history/history-record.js';
+import { Reporter, unknownAfterRestart } from './reporter.js';
 import { WakeSignal } from '../wake-signal.js';
 import { withDeadline } from '../abort.js';
 
@@ -33,6 +34,8 @@ export interface DeliveryObserver {
 
 export interface DeliveryLoopOptions {
   readonly serverId: string;
+  /** The store this server sells for, by the name logs use; journaled with each claim (docs/design.md#lifecycle). */
+  readonly store?: string;
   readonly api: ServerApi;
   readonly executor: Executor;
   readonly players: { get(signal?: AbortSignal): Promise<string[]> };
@@ -42,9 +45,10 @@ export interface DeliveryLoopOptions {
   readonly failureIn: (answer: string) => string | null;
   /**
    * Holds the next pull until claims are allowed (an Agones GameServer not Ready yet); the pull
-   * in flight and the command in hand are never interrupted by it.
+   * in flight and the command in hand are never interrupted by it. `isOpen` is asked again right
+   * before each pull is sent.
    */
-  readonly gate?: { waitOpen(signal: AbortSignal): Promise<void> };
+  readonly gate?: { waitOpen(signal: AbortSignal): Promise<void>; isOpen(): boolean };
   /** How long to wait before the next idle pull; the budget-aware pacing lives behind this. */
   readonly idleDelay: () => number;
   /** Milliseconds until the pull route's budget allows a call (0 = now). */
@@ -80,9 +84,6 @@ export interface LoopHealth {
   readonly inHand: string | undefined;
 }
 
-const PLAN_RETRY_MS = 60_000;
-/** API trouble (5xx, timeouts, resets) and reports not yet accepted: 0.5 s doubling up to 30 s. */
-const API_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 30_000 };
 /** Between "the game server dropped while we read its players" and waiting for it to be back. */
 const GAME_SERVER_RECHECK_MS = 100;
 /** A claim the API gave us with an id porter cannot use: nothing to report, slow down. */
@@ -94,8 +95,7 @@ export class DeliveryLoop {
   readonly #o: DeliveryLoopOptions;
   readonly #log: Logger;
   readonly #wake = new WakeSignal();
-  #lastApiSuccessAt: number | undefined;
-  #lastApiError: string | undefined;
+  readonly #reporter: Reporter;
   #lastDeliveryAt: number | undefined;
   #inHand: string | undefined;
 
@@ -103,6 +103,8 @@ export class DeliveryLoop {
     this.#o = options;
     // The caller's logger already names the server.
     this.#log = options.logger;
+    const { serverId, api, journal, clock, logger, scrub, history } = options;
+    this.#reporter = new Reporter({ serverId, api, journal, clock, logger, ...(scrub && { scrub }), ...(history && { history }) });
   }
 
   /** A player joined: their online-only commands just became runnable, so pull now. */
@@ -112,8 +114,8 @@ export class DeliveryLoop {
 
   health(): LoopHealth {
     return {
-      lastApiSuccessAt: this.#lastApiSuccessAt,
-      lastApiError: this.#lastApiError,
+      lastApiSuccessAt: this.#reporter.health.lastSuccessAt,
+      lastApiError: this.#reporter.health.lastError,
       lastDeliveryAt: this.#lastDeliveryAt,
       inHand: this.#inHand,
     };
@@ -143,46 +145,49 @@ export class DeliveryLoop {
         await this.#waitForPullBudget(signals.stop);
         const online = await this.#o.players.get(signals.stop);
         if (signals.stop.aborted) break;
-        // The pull itself is not aborted by stop: a command it claims is run (graceful stop).
-        const result = await this.#o.api.pull(online, signals.hard);
-        this.#apiSucceeded();
+        // The pull itself is not aborted by stop: a command it claims is run (graceful stop). Whether
+        // to claim is decided again once it waited for the budget and a connection, as it is sent.
+        const result = await this.#o.api.pull(online, signals.hard, () => this.#assertMayClaim(signals.stop));
+        this.#reporter.health.succeeded(this.#o.clock.now());
         failures = 0;
         await this.#handlePull(result, signals);
       } catch (error) {
         if (signals.stop.aborted && isAbort(error)) break;
+        // A gate shut during a wait: the top of the loop waits for it again.
+        if (error instanceof ClaimWithheldError) continue;
         if (isConfigurationError(error)) throw error;
         // The game server went away while its players were read: wait for it, not for the API.
         if (error instanceof NotSentError) {
           await this.#o.clock.sleep(GAME_SERVER_RECHECK_MS, signals.stop).catch(() => undefined);
           continue;
         }
-        const wait = this.#pauseAfter(error, failures++, 'pull');
+        const wait = this.#reporter.pauseAfter(error, failures++);
+        if (!(error instanceof RateLimitedError) && !(error instanceof PlanRequiredError)) {
+          this.#log.warn({ err: (error as Error)?.message ?? String(error), retryInMs: wait }, 'pull failed; backing off');
+        }
         await this.#o.clock.sleep(wait, signals.stop).catch(() => undefined);
       }
     }
   }
 
+  /**
+   * The decision to claim, taken as the pull is sent (docs/design.md#lifecycle): everything the
+   * loop waited for before the pull may have changed while it waited for the budget, the player
+   * list and a connection. Throws ClaimWithheldError when it no longer holds.
+   */
+  #assertMayClaim(stop: AbortSignal): void {
+    const { executor, gate, journal } = this.#o;
+    let why: string | undefined;
+    if (stop.aborted) why = 'stopping';
+    else if (!executor.isReady()) why = 'the game server is not connected';
+    else if (gate && !gate.isOpen()) why = 'claims are held (the Agones GameServer is not Ready, Reserved or Allocated)';
+    else if (!journal.writable) why = 'the journal cannot be written';
+    if (why !== undefined) throw new ClaimWithheldError(`pull withheld before it was sent: ${why}`);
+  }
+
   /** Reports what a previous run left in the journal before anything new is claimed. */
-  async settleJournal(hard: AbortSignal): Promise<void> {
-    for (const entry of this.#o.journal.pending(this.#o.serverId)) {
-      const outcome = this.#scrubbed(entry.outcome ?? unknownAfterRestart(entry));
-      if (!entry.outcome) {
-        await this.#recordOutcome(entry.id, outcome);
-        // An outcome the previous run decided is in the history already; this one was never decided.
-        this.#o.history?.record({
-          serverId: this.#o.serverId,
-          id: entry.id,
-          command: entry.command,
-          outcome,
-          failure: 'unknown',
-          ms: undefined,
-          at: this.#o.clock.now(),
-        });
-      }
-      this.#log.warn({ id: entry.id, outcome: outcome.result }, 'reporting a command left over from the previous run');
-      await this.#report(entry.id, outcome, hard, { command: entry.command, failure: entry.outcome ? undefined : 'unknown' });
-    }
-    this.#flushJournal();
+  settleJournal(hard: AbortSignal): Promise<void> {
+    return this.#reporter.settleLeftovers(hard);
   }
 
   /**
@@ -215,7 +220,7 @@ export class DeliveryLoop {
         await this.#o.clock.sleep(UNUSABLE_CLAIM_PAUSE_MS, signals.stop).catch(() => undefined);
         return;
       case 'empty':
-        this.#flushJournal(); // idle: a good moment to write settled removals
+        this.#reporter.flushJournal(); // idle: a good moment to write settled removals
         await this.#wake.sleepUnlessWoken(this.#o.clock, this.#o.idleDelay());
     }
   }
@@ -237,7 +242,7 @@ export class DeliveryLoop {
     let journaled = true;
     try {
       // The claim is written first, before any other work: it closes the claim gap as far as porter can.
-      await journal.claim(serverId, id, typeof command === 'string' ? command : undefined, started);
+      await journal.claim(serverId, id, typeof command === 'string' ? command : undefined, started, this.#o.store);
     } catch (error) {
       if (!(error instanceof JournalWriteError)) throw error;
       journaled = false;
@@ -259,9 +264,9 @@ export class DeliveryLoop {
       this.#inHand = undefined;
       return;
     }
-    const outcome = this.#scrubbed(decision.outcome);
+    const outcome = this.#reporter.scrubbed(decision.outcome);
     // A journal that cannot take the outcome does not hold the report back: the API's acceptance is the durable record.
-    if (journaled) await this.#recordOutcome(id, outcome);
+    if (journaled) await this.#reporter.recordOutcome(id, outcome);
     const ms = clock.now() - started;
     this.#o.history?.record({
       serverId,
@@ -273,7 +278,7 @@ export class DeliveryLoop {
       ms,
       at: clock.now(),
     });
-    await this.#report(id, outcome, signals.hard, {
+    await this.#reporter.report(id, outcome, signals.hard, {
       command: typeof command === 'string' ? command : undefined,
       failure: decision.failure,
     });
@@ -292,7 +297,7 @@ export class DeliveryLoop {
       { id, outcome: outcome.result },
       'the API handed out a command porter already ran or settled: not running it again; reporting its outcome again',
     );
-    await this.#report(id, this.#scrubbed(outcome), hard);
+    await this.#reporter.report(id, this.#reporter.scrubbed(outcome), hard);
   }
 
   /** Decides the outcome of one claimed command. Never runs a command twice. */
@@ -357,138 +362,26 @@ export class DeliveryLoop {
     }
   }
 
-  /**
-   * Retried until the API accepts it; a 404/409 means the platform already settled it. A report the
-   * API refuses for good is recorded, given up and settled in the journal: retried, it would hold up
-   * every later command of the server, and at the next start the same answer would come back.
-   */
-  async #report(id: string, outcome: Outcome, hard: AbortSignal, about: ReportedCommand = {}): Promise<void> {
-    const { api, journal, serverId, clock } = this.#o;
-    for (let attempt = 0; !hard.aborted; attempt++) {
-      try {
-        const answer = outcome.result === 'done' ? await api.done(id, hard) : await api.fail(id, outcome.reason, hard);
-        this.#apiSucceeded();
-        if (answer === 'alreadySettled') {
-          this.#log.warn({ id }, 'the API says this command was already settled (404/409); moving on');
-        }
-        journal.settle(serverId, id, clock.now());
-        return;
-      } catch (error) {
-        if (hard.aborted) break;
-        if (isConfigurationError(error)) throw error;
-        if (error instanceof ReportRefusedError) {
-          this.#giveUpReport(id, outcome, about, error);
-          return;
-        }
-        const wait = this.#pauseAfter(error, attempt, 'report');
-        this.#log.warn(
-          { id, attempt, retryInMs: wait, err: (error as Error)?.message ?? String(error) },
-          'report not accepted yet; it stays in the journal and is retried',
-        );
-        await clock.sleep(wait, hard).catch(() => undefined);
-      }
-    }
-    this.#log.warn({ id }, 'stopped before the report was accepted: it stays in the journal and is reported on the next start');
-  }
-
-  /** The API's answer in the history and the log: its status and code only, never its free-text detail. */
-  #giveUpReport(id: string, outcome: Outcome, about: ReportedCommand, error: ReportRefusedError): void {
-    const { serverId, clock } = this.#o;
-    const code = error.apiCode !== undefined && /^[A-Za-z0-9_.:-]{1,100}$/.test(error.apiCode) ? error.apiCode : undefined;
-    const answer = code === undefined ? String(error.status) : `${error.status} ${code}`;
-    this.#lastApiError = healthText(error);
-    this.#log.error(
-      { id, outcome: outcome.result, status: error.status, apiCode: code },
-      `the API refused this report for good (${answer}): given up and recorded in the delivery history; settle the command in the store dashboard. Deliveries go on`,
-    );
-    this.#o.history?.record({
-      serverId,
-      id,
-      command: about.command,
-      outcome,
-      ...(about.failure === undefined ? {} : { failure: about.failure }),
-      ms: undefined,
-      at: clock.now(),
-      reportRefused: answer,
-    });
-    this.#o.journal.settle(serverId, id, clock.now());
-  }
-
-  /** A failed write is logged and shows in /healthz; the next pull waits until the journal is writable. */
-  async #recordOutcome(id: string, outcome: Outcome): Promise<void> {
-    try {
-      await this.#o.journal.recordOutcome(this.#o.serverId, id, outcome, this.#o.clock.now());
-    } catch (error) {
-      if (!(error instanceof JournalWriteError)) throw error;
-      this.#log.error({ id, err: error.message }, 'could not journal the outcome: reporting it all the same');
-    }
-  }
-
-  #flushJournal(): void {
-    try {
-      this.#o.journal.flush();
-    } catch (error) {
-      if (!(error instanceof JournalWriteError)) throw error;
-      // Only settled removals were to be written: at worst they are reported again after a crash.
-    }
-  }
-
-  #scrubbed(outcome: Outcome): Outcome {
-    const { scrub } = this.#o;
-    return outcome.result === 'failed' && scrub ? failed(scrub(outcome.reason)) : outcome;
-  }
-
   async #waitForPullBudget(stop: AbortSignal): Promise<void> {
     for (let delay = this.#o.pullDelay(); delay > 0; delay = this.#o.pullDelay()) {
       await this.#o.clock.sleep(delay, stop);
     }
   }
+}
 
-  #apiSucceeded(): void {
-    this.#lastApiSuccessAt = this.#o.clock.now();
-    this.#lastApiError = undefined;
-  }
-
-  /** How long to pause after a failed API call, logging what happened. */
-  #pauseAfter(error: unknown, attempt: number, call: 'pull' | 'report'): number {
-    this.#lastApiError = healthText(error);
-    // The budget already knows the Retry-After (at least its floor) and holds the next call.
-    if (error instanceof RateLimitedError) return 0;
-    const message = (error as Error)?.message ?? String(error);
-    if (error instanceof PlanRequiredError) {
-      this.#log.error({ err: message }, `the store's plan does not include API access (402): retrying every ${PLAN_RETRY_MS / 1000} s`);
-      return PLAN_RETRY_MS;
-    }
-    const wait = backoffDelay(attempt + 1, API_BACKOFF);
-    if (call === 'pull') this.#log.warn({ err: message, retryInMs: wait }, 'pull failed; backing off');
-    return wait;
-  }
+/** A pull not sent, because porter may not claim right now; nothing happened on the platform. */
+class ClaimWithheldError extends Error {
+  override readonly name = 'ClaimWithheldError';
 }
 
 const NOT_JOURNALED =
   'not run: porter could not record the claim in its journal (state directory full or not writable), so it did not send the command to the game server; it claims nothing more until the journal can be written — retry it from the dashboard';
-
-/**
- * What /healthz shows of an API failure: porter's own message without the API's free-text
- * `detail`, which porter does not control and which an endpoint scraped widely should not echo.
- */
-function healthText(error: unknown): string {
-  const message = (error as Error)?.message ?? String(error);
-  const detail = (error as { detail?: unknown }).detail;
-  return typeof detail === 'string' && detail.length > 0 ? message.split(detail).join('(detail omitted)') : message;
-}
 
 /** The drain bound ran out while the command was running: no outcome is known or recorded. */
 const ABANDONED = Symbol('abandoned at the drain bound');
 
 function failed(reason: string): Outcome {
   return { result: 'failed', reason };
-}
-
-/** What the history shows of a command whose report the API refused for good, where porter knows it. */
-interface ReportedCommand {
-  readonly command?: string | undefined;
-  readonly failure?: FailureKind | undefined;
 }
 
 /** What #run decided: the outcome reported, and what the history shows of it. */
@@ -501,12 +394,6 @@ interface Decision {
 
 function failedAs(failure: FailureKind, reason: string): Decision {
   return { outcome: failed(reason), failure };
-}
-
-function unknownAfterRestart(entry: JournalEntry): Outcome {
-  return failed(
-    `outcome unknown: porter stopped after claiming this command at ${new Date(entry.claimedAt).toISOString()} and before recording its result; it was not run again — retry it from the dashboard if it did not arrive`,
-  );
 }
 
 function isAbort(error: unknown): boolean {

@@ -13,6 +13,12 @@ export type { Outcome } from '../outcome.js';
 export interface JournalEntry {
   readonly serverId: string;
   readonly id: string;
+  /**
+   * The store the command was claimed for ("default": the store of `api`), so that it can be
+   * reported through that store once its server is no longer configured. Journals written before
+   * porter recorded it have none.
+   */
+  readonly store?: string;
   readonly command?: string;
   readonly claimedAt: number;
   readonly outcome?: Outcome;
@@ -29,7 +35,14 @@ export interface JournalState {
 
 /** One line of the log. */
 export type JournalRecord =
-  | { readonly op: 'claim'; readonly serverId: string; readonly id: string; readonly command?: string; readonly at: number }
+  | {
+      readonly op: 'claim';
+      readonly serverId: string;
+      readonly id: string;
+      readonly store?: string;
+      readonly command?: string;
+      readonly at: number;
+    }
   | { readonly op: 'outcome'; readonly serverId: string; readonly id: string; readonly outcome: Outcome; readonly at: number }
   | { readonly op: 'settle'; readonly serverId: string; readonly id: string; readonly at?: number };
 
@@ -44,7 +57,7 @@ const outcomeSchema = z.discriminatedUnion('result', [
 ]);
 const key = { serverId: z.string().min(1), id: z.string().min(1) };
 const recordSchema = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('claim'), ...key, command: z.string().optional(), at: z.number() }),
+  z.object({ op: z.literal('claim'), ...key, store: z.string().optional(), command: z.string().optional(), at: z.number() }),
   z.object({ op: z.literal('outcome'), ...key, outcome: outcomeSchema, at: z.number() }),
   // Logs written before the settled-id memory have no `at`; their entries' own times stand in.
   z.object({ op: z.literal('settle'), ...key, at: z.number().optional() }),
@@ -70,6 +83,7 @@ export function applyRecord(state: JournalState, record: JournalRecord): void {
       entries[k] = {
         serverId: record.serverId,
         id: record.id,
+        ...(record.store === undefined ? {} : { store: record.store }),
         ...(record.command === undefined ? {} : { command: record.command }),
         claimedAt: record.at,
       };
@@ -138,6 +152,7 @@ function damaged(file: string, line: number, what: string): JournalReadError {
 const settledSchema = z.object({ ...key, outcome: outcomeSchema, settledAt: z.number() });
 const entrySchema = z.object({
   ...key,
+  store: z.string().optional(),
   command: z.string().optional(),
   claimedAt: z.number(),
   outcome: outcomeSchema.optional(),

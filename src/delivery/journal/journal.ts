@@ -101,11 +101,18 @@ export class Journal {
   }
 
   /**
-   * Resolves once the claim is on the disk; rejects with JournalWriteError when it could not be made
+   * `store`: the store it was claimed for, by the name logs use ("default" for `api`). Resolves once the claim is on the disk; rejects with JournalWriteError when it could not be made
    * durable (it is held in memory all the same).
    */
-  claim(serverId: string, id: string, command: string | undefined, now: number): Promise<void> {
-    return this.#commit({ op: 'claim', serverId, id, ...(command === undefined ? {} : { command }), at: now });
+  claim(serverId: string, id: string, command: string | undefined, now: number, store?: string): Promise<void> {
+    return this.#commit({
+      op: 'claim',
+      serverId,
+      id,
+      ...(store === undefined ? {} : { store }),
+      ...(command === undefined ? {} : { command }),
+      at: now,
+    });
   }
 
   /**
