@@ -1,6 +1,7 @@
 import { serverLabel } from '../config/server-label.js';
-import { readJournal } from '../delivery/journal/journal.js';
+import { readJournal, type JournalEntry } from '../delivery/journal/journal.js';
 import { prepareStateDir } from '../delivery/state/state-dir.js';
+import { unreportable, type Unreportable } from '../daemon/leftovers.js';
 import { createApiClient } from '../api/client.js';
 import { checkToken as proveToken } from '../api/token-check.js';
 import { systemClock } from '../clock.js';
@@ -51,12 +52,15 @@ export async function runChecks(configOption: string | undefined, shard: Shard |
   if (openFiles) process.stdout.write(`! ${openFiles}\n`);
   const stateDir = checkStateDir(config.stateDir);
   print(stateDir);
-  const backlog = stateDir.ok ? journalBacklog(config.stateDir) : 0;
-  if (typeof backlog !== 'number') print(backlog);
-  else if (backlog > 0) {
+  const backlog = stateDir.ok ? journalBacklog(config.stateDir) : [];
+  if (!Array.isArray(backlog)) print(backlog);
+  else if (backlog.length > 0) {
+    const n = backlog.length;
     process.stdout.write(
-      `! the journal holds ${backlog} command${backlog === 1 ? '' : 's'} still owed a report: porter reports ${backlog === 1 ? 'it' : 'them'} first when it starts\n`,
+      `! the journal holds ${n} command${n === 1 ? '' : 's'} still owed a report: porter reports ${n === 1 ? 'it' : 'them'} first when it starts\n`,
     );
+    const stuck = unreportable(backlog, config, new Set(config.servers.map((server) => server.id.toLowerCase())));
+    if (stuck.length > 0) process.stdout.write(`! ${unreportableText(stuck)}\n`);
   }
   for (const server of config.servers) {
     for (const line of await checkServer(server, config, secrets)) print(line);
@@ -68,10 +72,17 @@ export async function runChecks(configOption: string | undefined, shard: Shard |
   return failed.some((line) => line.exitCode === 78) ? 78 : 1;
 }
 
+/** What no configured store can report, and what to do about it. */
+function unreportableText(stuck: readonly Unreportable[]): string {
+  const stores = [...new Set(stuck.map((c) => (c.store === undefined ? 'not recorded' : `"${c.store}"`)))];
+  const commands = stuck.map((c) => `${c.serverId}/${c.id}`).join(', ');
+  return `${stuck.length} of them ${stuck.length === 1 ? 'was' : 'were'} claimed for a store no longer configured (${stores.join(', ')}): ${commands}. They stay PROCESSING on the platform: add the store back to stores (its servers need not be) and porter reports them, or settle them in the store dashboard`;
+}
+
 /** Unreported entries left by a previous run; read-only, so a running daemon is not disturbed. */
-function journalBacklog(stateDir: string): number | CheckLine {
+function journalBacklog(stateDir: string): JournalEntry[] | CheckLine {
   try {
-    return readJournal(stateDir).length;
+    return readJournal(stateDir);
   } catch (error) {
     return { ok: false, text: `journal: ${(error as Error).message}` };
   }

@@ -10,8 +10,8 @@
 // ~15 % less CPU with webhooks and ~7 % less polling; RSS fell ~35 MB with webhooks and rose 10 to
 // 60 MB polling (inside the fleet's 250 MB); a single server is unchanged. The Dockerfile's
 // ENTRYPOINT passes the same flags; the bench reads them from this line.
-// First: it holds a SIGHUP that arrives while the rest loads.
-import './early-hangup.js';
+// First: it holds a SIGHUP, SIGTERM or SIGINT that arrives while the rest loads.
+import './early-signals.js';
 import { Command } from 'commander';
 import { registerCheck } from './check.js';
 import { registerDemo } from './demo.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Config } from '../config/schema.js';
 import { action, daemonLogger, loadShardFor, shardFrom } from './common.js';
-import { takeEarlyHangup } from './early-hangup.js';
+import { stopRequestedEarly, takeEarlySignals } from './early-signals.js';
 import type { SecretBook } from '../secret-book.js';
 
 export function registerRun(program: Command, secrets: SecretBook): void {
@@ -22,6 +22,13 @@ export function registerRun(program: Command, secrets: SecretBook): void {
         const shard = await shardFrom(options.shard);
         const config = await loadShardFor(options.config, shard, secrets);
         const logger = await daemonLogger(config, secrets);
+        if (stopRequestedEarly()) {
+          // Nothing was opened or claimed yet: there is nothing to drain.
+          logger.info('stopped while starting: nothing was claimed; porter stopped');
+          const { flushLogger } = await import('../log.js');
+          await flushLogger(logger);
+          return 0;
+        }
         const { shardSummary } = await import('../config/shard.js');
         const sharded = (next: Config) => {
           const summary = shardSummary(next);
@@ -41,7 +48,7 @@ export function registerRun(program: Command, secrets: SecretBook): void {
           handleSignals: true,
           secrets,
           reload: async () => sharded(await loadShardFor(options.config, shard, secrets)),
-          reloadAtStart: takeEarlyHangup,
+          earlySignals: takeEarlySignals,
           ...(agonesPort === undefined ? {} : { agonesPort }),
         });
         await flushLogger(logger);

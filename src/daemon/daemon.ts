@@ -37,10 +37,11 @@ interface DaemonOptions {
    */
   readonly reload?: () => Promise<Config>;
   /**
-   * Called once the daemon's SIGHUP handler is in place: true when a SIGHUP came earlier (while
-   * porter loaded), so the daemon reloads once it runs.
+   * Called once the daemon's own signal handlers are in place: which signals came earlier, while
+   * porter loaded. A stop then stops the daemon before it connects or claims anything; a SIGHUP
+   * reloads once it runs.
    */
-  readonly reloadAtStart?: () => boolean;
+  readonly earlySignals?: () => { readonly hangup: boolean; readonly stop: boolean };
   /** The Agones SDK's HTTP port on localhost, inside a GameServer pod (docs/design.md#agones). */
   readonly agonesPort?: number;
 }
@@ -54,13 +55,17 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const daemon = await Daemon.open(options);
   const removeStopHandlers = options.handleSignals ? onStopSignals(daemon.requestStop) : () => {};
   const removeReloadHandler = options.handleSignals ? onReloadSignal(daemon.requestReload) : () => {};
-  if (options.reloadAtStart?.()) daemon.requestReload();
+  const early = options.earlySignals?.() ?? { hangup: false, stop: false };
+  if (early.stop) daemon.requestStop();
+  else if (early.hangup) daemon.requestReload();
   options.stopSignal?.addEventListener('abort', daemon.requestStop, { once: true });
+  if (options.stopSignal?.aborted) daemon.requestStop();
   try {
     await daemon.serve();
   } catch (error) {
     daemon.fail(error);
   } finally {
+    options.stopSignal?.removeEventListener('abort', daemon.requestStop);
     removeStopHandlers();
     removeReloadHandler();
     await daemon.close();
@@ -79,9 +84,12 @@ class Daemon {
   readonly #secrets: SecretBook;
   readonly #history: DeliveryHistory;
   readonly #stop = new AbortController();
+  /** Resolves once a stop was asked for, whenever that was (before serve() too). */
+  readonly #stopRequested: Promise<void>;
   readonly #reloads: ReloadQueue;
   #config: Config;
   #exitCode = 0;
+  // Set by #wire(); a stop may be asked for before it is (Agones' Shutdown while the health endpoint loads).
   #fleet!: Fleet;
   #health: HealthWiring | undefined;
   #agones: AgonesWiring | undefined;
@@ -101,6 +109,7 @@ class Daemon {
     this.#clock = clock;
     this.#config = config;
     this.#unlock = unlock;
+    this.#stopRequested = new Promise<void>((resolve) => this.#stop.signal.addEventListener('abort', () => resolve(), { once: true }));
     this.#journal = new Journal(config.stateDir, { now: () => clock.now() });
     this.#secrets = options.secrets ?? new SecretBook();
     this.#secrets.add(...configSecrets(config));
@@ -149,10 +158,13 @@ class Daemon {
     });
   }
 
-  /** Starts every server, then waits for the stop and drains. */
+  /**
+   * Starts every server, then waits for the stop and drains (docs/design.md#lifecycle). A stop may
+   * come at any step: each step after it is skipped, the logins under way are abandoned, and
+   * the drain follows at once.
+   */
   async serve(): Promise<void> {
     const [config, logger, fleet, journal] = [this.#config, this.#logger, this.#fleet, this.#journal];
-    warnAboutOrphans(journal, config, logger);
     const openFiles = openFilesWarning(config, openFileLimit());
     if (openFiles) {
       logger.warn(openFiles);
@@ -168,33 +180,44 @@ class Daemon {
       get stores() {
         return fleet.stores();
       },
+      unreportable: () => fleet.unreportable(),
       journal,
       history: this.#history,
     });
-    await this.#webhook?.start();
-    // A wrong password at start stops porter before anything is claimed (exit 78).
-    await Promise.all(initial.map((runner) => runner.connect()));
-    logger.info({ servers: initial.map((r) => serverLabel(r.parts.server)), stateDir: config.stateDir }, 'porter started');
-    for (const runner of initial) if (!this.#stop.signal.aborted) fleet.start(runner, false);
+    if (!this.#stopping) await this.#webhook?.start();
+    // A wrong password at start stops porter before anything is claimed (exit 78). A stop
+    // abandons the logins: they may wait on a game server still loading its world.
+    if (!this.#stopping) await Promise.race([Promise.all(initial.map((runner) => runner.connect())), this.#stopRequested]);
+    if (!this.#stopping) {
+      logger.info({ servers: initial.map((r) => serverLabel(r.parts.server)), stateDir: config.stateDir }, 'porter started');
+      for (const runner of initial) fleet.start(runner, false);
+      fleet.settleLeftovers();
+      warnUnreportable(fleet, logger);
+    }
     this.#reloads.open();
     // A porter with no server to run (a shard that holds none) waits for a reload or a stop all
     // the same: signal handlers alone do not keep Node's event loop alive.
     const keepAlive = setInterval(() => {}, MAX_TIMER_MS);
-    await new Promise<void>((resolve) => this.#stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+    await this.#stopRequested;
     clearInterval(keepAlive);
+    // A reload under way is bounded too: its logins are abandoned, the servers it stops drain as these do.
     await this.#reloads.idle();
     await fleet.stop(this.#config.shutdown.drainMs);
+  }
+
+  get #stopping(): boolean {
+    return this.#stop.signal.aborted;
   }
 
   readonly requestStop = (): void => {
     if (this.#stop.signal.aborted) {
       this.#logger.warn('second stop signal: giving up on the command in hand (it stays journaled)');
-      this.#fleet.abandon();
+      (this.#fleet as Fleet | undefined)?.abandon();
       return;
     }
     this.#logger.info({ drainMs: this.#config.shutdown.drainMs }, 'stopping: no new pulls; finishing the command in hand');
     this.#stop.abort();
-    this.#fleet.requestStop(this.#config.shutdown.drainMs);
+    (this.#fleet as Fleet | undefined)?.requestStop(this.#config.shutdown.drainMs);
   };
 
   readonly requestReload = (): void => {
@@ -265,7 +288,7 @@ class Daemon {
     const applied = await this.#fleet.apply(plan, effectiveConfig(running, next), this.#stop.signal);
     this.#config = applied.config;
     this.#webhook?.useConfig(applied.config);
-    warnAboutOrphans(this.#journal, applied.config, logger);
+    warnUnreportable(this.#fleet, logger);
     logger.info(
       { servers: this.#fleet.parts.map((parts) => serverLabel(parts.server)), refused: applied.refused },
       `configuration reloaded: ${describePlan(plan, running)}`,
@@ -296,15 +319,14 @@ class Daemon {
   }
 }
 
-function warnAboutOrphans(journal: Journal, config: Config, logger: Logger): void {
-  const configured = new Set(config.servers.map((s) => s.id));
-  const orphans = journal.pending().filter((entry) => !configured.has(entry.serverId));
-  if (orphans.length > 0) {
-    logger.warn(
-      { commands: orphans.map((e) => `${e.serverId}/${e.id}`) },
-      'the journal holds unreported commands of servers no longer configured: add the server back to report them',
-    );
-  }
+/** Claims no configured store can report stay PROCESSING on the platform: said at start and after each reload (and in /healthz). */
+function warnUnreportable(fleet: Fleet, logger: Logger): void {
+  const stuck = fleet.unreportable();
+  if (stuck.length === 0) return;
+  logger.warn(
+    { commands: stuck.map((c) => `${c.serverId}/${c.id}`), stores: [...new Set(stuck.map((c) => c.store ?? '(not recorded)'))] },
+    'the journal holds unreported commands claimed for stores no longer configured: they stay PROCESSING on the platform; add the store back (its servers need not be) to report them, or settle them in the store dashboard',
+  );
 }
 
 function fatalMessage(error: unknown): string {

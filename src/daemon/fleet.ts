@@ -8,6 +8,7 @@ import { buildServer, type ServerParts, type SharedParts } from './build-server.
 import type { ReloadPlan } from './reload-plan.js';
 import { ServerRunner } from './server-runner.js';
 import { isTokenRefused, storeApi, StoreClients, storeLabel, tokenKeys, type StoreKey } from './stores.js';
+import { Leftovers, unreportable, type Unreportable } from './leftovers.js';
 import type { StoreStatus } from '../health/source.js';
 import type { SecretBook } from '../secret-book.js';
 
@@ -43,12 +44,48 @@ export class Fleet {
   readonly #clientOf = new Map<ServerRunner, ApiClient>();
   readonly #clients: StoreClients;
   readonly #refused = new Map<string, Refusal>();
+  /** Runners a reload is logging in, not yet in the fleet: a stop must reach them too. */
+  readonly #candidates = new Set<ServerRunner>();
+  /** The drain bound, once porter is stopping: a runner built from then on is born stopping. */
+  #stoppingWithin: number | undefined;
   #config: Config;
+
+  readonly #leftovers: Leftovers;
 
   constructor(config: Config, deps: FleetDeps) {
     this.#config = config;
     this.#deps = deps;
     this.#clients = new StoreClients(deps.logger, deps.secrets);
+    this.#leftovers = new Leftovers({
+      journal: deps.journal,
+      clock: deps.clock,
+      logger: deps.logger,
+      scrub: deps.secrets.scrub,
+      ...(deps.history && { history: deps.history }),
+      clientFor: (config, store) => this.#clients.clientFor(config, store),
+      budgetFor: (config, serverId, store) => this.#budgetFor(config, serverId, store),
+    });
+  }
+
+  /** A server's call budget for the daemon's life: a loop that a reload restarts, or the settling of a removed server, spends the same one. */
+  #budgetFor(config: Config, serverId: string, store: StoreKey): Budget {
+    const key = serverId.toLowerCase();
+    let budget = this.#budgets.get(key);
+    if (!budget) this.#budgets.set(key, (budget = new Budget(storeApi(config, store).budget, this.#deps.clock)));
+    return budget;
+  }
+
+  /**
+   * Reports what the journal owes for servers that do not run (removed by a reload, or while porter
+   * was stopped), through the stores they were claimed for (docs/design.md#lifecycle).
+   */
+  settleLeftovers(): void {
+    this.#leftovers.sweep(this.#config, new Set(this.#runners.keys()));
+  }
+
+  /** The journal's claims no configured store can report: they stay PROCESSING on the platform (/healthz, porter check). */
+  unreportable(): Unreportable[] {
+    return unreportable(this.#deps.journal.pending(), this.#config, new Set(this.#runners.keys()));
   }
 
   get parts(): ServerParts[] {
@@ -70,8 +107,7 @@ export class Fleet {
     const { journal, history, clock, logger, secrets, observer, gate } = this.#deps;
     const key = keyOf(server);
     const client = this.#clients.clientFor(this.#config, server.store);
-    let budget = this.#budgets.get(key);
-    if (!budget) this.#budgets.set(key, (budget = new Budget(storeApi(this.#config, server.store).budget, clock)));
+    const budget = this.#budgetFor(this.#config, key, server.store);
     const parts = buildServer(server, {
       client,
       budget,
@@ -88,6 +124,7 @@ export class Fleet {
     });
     const runner = new ServerRunner(parts, { logger, clock });
     this.#clientOf.set(runner, client);
+    if (this.#stoppingWithin !== undefined) runner.requestStop(this.#stoppingWithin);
     return runner;
   }
 
@@ -164,16 +201,20 @@ export class Fleet {
     return woken;
   }
 
+  /** No new pulls anywhere, from now on: every runner drains within `drainMs`, and the logins of a reload are abandoned. */
   requestStop(drainMs: number): void {
-    for (const runner of this.#runners.values()) runner.requestStop(drainMs);
+    this.#stoppingWithin ??= drainMs;
+    for (const runner of [...this.#runners.values(), ...this.#candidates]) runner.requestStop(drainMs);
+    this.#leftovers.requestStop(drainMs);
   }
 
   abandon(): void {
-    for (const runner of this.#runners.values()) runner.abandon();
+    for (const runner of [...this.#runners.values(), ...this.#candidates]) runner.abandon();
+    this.#leftovers.abandon();
   }
 
   async stop(drainMs: number): Promise<void> {
-    await Promise.all([...this.#runners.values()].map((runner) => runner.stop(drainMs)));
+    await Promise.all([...[...this.#runners.values()].map((runner) => runner.stop(drainMs)), this.#leftovers.stop(drainMs)]);
     await this.#clients.closeAll();
   }
 
@@ -190,9 +231,15 @@ export class Fleet {
     for (const store of plan.newTokenStores) this.#clients.useToken(store, storeApi(next, store).token);
     for (const store of plan.newClientStores) this.#clients.retire(store);
 
+    // A removed server pulls nothing from here on; it drains while the new logins go on.
+    const removed = plan.removed
+      .map((id) => this.#runners.get(id.toLowerCase()))
+      .filter((runner): runner is ServerRunner => runner !== undefined);
+    for (const runner of removed) runner.requestStop(next.shutdown.drainMs);
     // Servers whose last start failed are not running: a reload tries them again.
     const wanted = [...plan.added, ...plan.changed, ...next.servers.filter((s) => !this.#runners.has(keyOf(s)) && !plan.added.includes(s))];
     const candidates = [...new Set(wanted)].map((server) => this.#build(server));
+    for (const runner of candidates) this.#candidates.add(runner);
     const refused: string[] = [];
     const accepted = (
       await Promise.all(
@@ -202,28 +249,32 @@ export class Fleet {
             return runner;
           } catch (error) {
             refused.push(keyOf(runner.parts.server));
+            this.#candidates.delete(runner);
+            await runner.close();
+            this.#clientOf.delete(runner);
+            if (stopping.aborted) return undefined;
             logger.error(
               { err: error, server: serverLabel(runner.parts.server) },
               this.#runners.has(keyOf(runner.parts.server))
                 ? 'reload: the game server refused the new settings; this server keeps running with its previous ones'
                 : 'reload: the game server refused the login; this server was not started (fix its settings and reload)',
             );
-            await runner.close();
-            this.#clientOf.delete(runner);
             return undefined;
           }
         }),
       )
     ).filter((runner): runner is ServerRunner => runner !== undefined);
 
-    const leaving = [...plan.removed.map((id) => id.toLowerCase()), ...accepted.map((runner) => keyOf(runner.parts.server))]
-      .map((key) => this.#runners.get(key))
-      .filter((runner): runner is ServerRunner => runner !== undefined);
+    const replaced = accepted.map((runner) => this.#runners.get(keyOf(runner.parts.server))).filter((runner) => runner !== undefined);
+    const leaving = [...removed, ...replaced];
     await Promise.all(leaving.map((runner) => runner.stop(next.shutdown.drainMs)));
     for (const runner of leaving) this.#clientOf.delete(runner);
+    for (const runner of accepted) this.#candidates.delete(runner);
     if (stopping.aborted) {
       await Promise.all(accepted.map((runner) => runner.close()));
     } else {
+      // A server added back reports its own leftovers: the settling of it ends first, so no report goes twice at once.
+      await Promise.all(accepted.map((runner) => this.#leftovers.release(runner.parts.server.id)));
       // A store whose servers start again is no longer refused: cleared first, so a refusal of the new start is logged and acted on.
       for (const runner of accepted) this.#refused.delete(storeLabel(runner.parts.server.store));
       for (const runner of accepted) this.start(runner, true);
@@ -231,7 +282,8 @@ export class Fleet {
     for (const label of [...this.#refused.keys()]) {
       if (!next.servers.some((server) => storeLabel(server.store) === label)) this.#refused.delete(label);
     }
-    await this.#clients.closeUnused(new Set(this.#clientOf.values()));
+    this.settleLeftovers();
+    await this.#clients.closeUnused(new Set([...this.#clientOf.values(), ...this.#leftovers.clients()]));
 
     // What runs: a refused change keeps the old entry, a refused addition is not there.
     const servers = next.servers.flatMap((server) => {

@@ -35,6 +35,8 @@ export class ServerRunner {
       await this.parts.executor.connect(this.#stop.signal);
     } catch (error) {
       if (isConfigurationError(error)) throw error;
+      // Stopped while logging in (porter stopping, or a reload's login abandoned): nothing to report.
+      if (this.#stop.signal.aborted) return;
       if (isOutOfFiles(error)) {
         this.#logger.warn(
           { err: (error as Error).message },

@@ -18,6 +18,8 @@ export interface HealthSource {
   };
   /** The stores and their servers; a store whose token the Seller API refused has `refused` (docs/design.md#many-stores). */
   readonly stores?: readonly StoreStatus[];
+  /** Claims the journal holds that no configured store can report (docs/design.md#lifecycle): they stay PROCESSING on the platform. */
+  readonly unreportable?: () => ReadonlyArray<{ readonly serverId: string; readonly id: string; readonly store: string | undefined }>;
   /** The delivery history, for /history; oldest first. */
   readonly history?: { read(): Promise<readonly HistoryRecord[]> };
 }

@@ -30,6 +30,8 @@ export interface JournalHealth {
   readonly writable: boolean;
   readonly backlog: number;
   readonly reason?: string;
+  /** Claims no configured store can report ("server/id"), and why: they stay PROCESSING on the platform. */
+  readonly unreportable?: { readonly commands: readonly string[]; readonly stores: readonly string[]; readonly reason: string };
 }
 
 export interface ServerHealth {
@@ -55,7 +57,7 @@ export interface StoreHealth {
 
 /**
  * `degraded`: every running server is healthy, but a store's token was refused and its servers
- * are stopped. Still HTTP 200: a restart (what an orchestrator does on a failing probe) cannot
+ * are stopped, or the journal holds claims no configured store can report. Still HTTP 200: a restart (what an orchestrator does on a failing probe) cannot
  * mend a token and would interrupt the stores that deliver; the metric porter_store_token_refused
  * is what to alert on.
  */
@@ -107,7 +109,8 @@ export function evaluateHealth(
   const healthy = Object.values(servers).every((s) => s.status === 'ok') && journal.writable;
   const stores = storesHealth(source);
   const refused = Object.values(stores ?? {}).some((store) => store.status === 'token-refused');
-  return { status: !healthy ? 'unhealthy' : refused ? 'degraded' : 'ok', servers, ...(stores && { stores }), journal };
+  const degraded = refused || journal.unreportable !== undefined;
+  return { status: !healthy ? 'unhealthy' : degraded ? 'degraded' : 'ok', servers, ...(stores && { stores }), journal };
 }
 
 function storesHealth(source: HealthSource): Record<string, StoreHealth> | undefined {
@@ -128,6 +131,21 @@ function storesHealth(source: HealthSource): Record<string, StoreHealth> | undef
 }
 
 function journalHealth(source: HealthSource): JournalHealth {
+  const health = journalWritable(source);
+  const stuck = source.unreportable?.() ?? [];
+  if (stuck.length === 0) return health;
+  const stores = [...new Set(stuck.map((c) => c.store ?? '(not recorded)'))];
+  return {
+    ...health,
+    unreportable: {
+      commands: stuck.map((c) => `${c.serverId}/${c.id}`),
+      stores,
+      reason: `the journal holds ${stuck.length} unreported command${stuck.length === 1 ? '' : 's'} claimed for stores no longer configured (${stores.join(', ')}): they stay PROCESSING on the platform; add the store back to report them, or settle them in the store dashboard`,
+    },
+  };
+}
+
+function journalWritable(source: HealthSource): JournalHealth {
   const backlog = source.journal.pending().length;
   const failed = source.journal.lastWriteError;
   if (failed) {

@@ -103,4 +103,34 @@ describe('SIGTERM through the real CLI', () => {
       await bed.close();
     }
   });
+
+  test('while the game server still answers its login (a world loading): exit 0 within the drain bound, a second SIGTERM too', async () => {
+    for (const second of [false, true]) {
+      const bed = await startBed();
+      try {
+        bed.writeConfig((config) => {
+          config.shutdown.drainMs = 2_000;
+          config.servers[0]!.executor.connectTimeoutMs = 600_000;
+        });
+        // Far beyond the exit bound below: a stop that waits for the login cannot pass.
+        bed.rcon.setLoginDelay(600_000);
+        bed.api.enqueue(SIM_SERVER_ID, { command: 'say never-claimed' });
+        const porter = bed.spawnPorter();
+        await waitFor(() => bed.rcon.connections > 0 || porter.exit, { ...WAIT, what: 'porter logging in' });
+        const signalledAt = Date.now();
+        porter.kill('SIGTERM');
+        if (second) {
+          await porter.waitForLog(/^stopping/);
+          porter.kill('SIGTERM');
+        }
+        assert.deepEqual(await porter.waitExit(30_000), { code: 0, signal: null }, porter.tail());
+        assert.ok(Date.now() - signalledAt < 30_000);
+        assert.equal(bed.api.requests.filter((r) => r.route === 'pull').length, 0);
+        assert.equal(bed.api.commands()[0]!.status, 'SCHEDULED');
+      } finally {
+        bed.rcon.setLoginDelay(0);
+        await bed.close();
+      }
+    }
+  });
 });

@@ -71,6 +71,7 @@ describe('doc links', () => {
       'The API contract',
       'The call budget',
       'Webhook wake-ups',
+      'Lifecycle',
       'Delivery semantics',
       'Executors',
       'Command safety',
