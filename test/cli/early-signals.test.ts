@@ -13,7 +13,10 @@ import { describe, test } from 'node:test';
 
 const MODULE = fileURLToPath(new URL('../../src/cli/early-signals.js', import.meta.url));
 
-function probe(command: string, signals: readonly NodeJS.Signals[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
+function probe(
+  command: string,
+  signals: readonly NodeJS.Signals[],
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
   const script = `
     const held = await import(${JSON.stringify(MODULE)});
     for (const signal of ${JSON.stringify(signals)}) process.kill(process.pid, signal);
@@ -21,7 +24,9 @@ function probe(command: string, signals: readonly NodeJS.Signals[]): Promise<{ c
     process.stdout.write(JSON.stringify(held.takeEarlySignals()));
   `;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, '--', 'porter.js', command], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, '--', 'porter.js', command], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     child.once('error', reject);

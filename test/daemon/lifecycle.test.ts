@@ -54,9 +54,21 @@ function server(id: string, game: FakeRconServer): Record<string, unknown> {
   };
 }
 
-function config(api: FakeSellerApi, stateDir: string, servers: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}): Promise<Config> {
+function config(
+  api: FakeSellerApi,
+  stateDir: string,
+  servers: Array<Record<string, unknown>>,
+  extra: Record<string, unknown> = {},
+): Promise<Config> {
   return parseConfig(
-    { api: { baseUrl: api.url, token: SIM_TOKEN, timeoutMs: 30_000 }, servers, poll: { idleMs: 200 }, stateDir, shutdown: { drainMs: DRAIN_MS }, ...extra },
+    {
+      api: { baseUrl: api.url, token: SIM_TOKEN, timeoutMs: 30_000 },
+      servers,
+      poll: { idleMs: 200 },
+      stateDir,
+      shutdown: { drainMs: DRAIN_MS },
+      ...extra,
+    },
     stateDir,
     {},
   );

@@ -33,7 +33,11 @@ async function healthz(port: number): Promise<{ status: number; body: Record<str
 }
 
 /** Removes `id` from the running porter's configuration and waits until the reload is done. */
-async function removeAndReload(bed: TestBed, porter: ReturnType<TestBed['spawnPorter']>, edit: (config: PorterConfig & Record<string, unknown>) => void): Promise<void> {
+async function removeAndReload(
+  bed: TestBed,
+  porter: ReturnType<TestBed['spawnPorter']>,
+  edit: (config: PorterConfig & Record<string, unknown>) => void,
+): Promise<void> {
   const before = porter.logs(/^configuration reloaded/).length;
   configure(bed, edit);
   porter.kill('SIGHUP');
@@ -51,7 +55,8 @@ describe("a removed server's claim is still reported", () => {
       const id = bed.api.enqueue(SIM_SERVER_ID, { command: slow });
       const porter = bed.spawnPorter();
       await waitFor(() => bed.rcon.executed.some((e) => e.command === slow) || porter.exit, { ...WAIT, what: 'the command in hand' });
-      for (const route of ['done', 'fail'] as const) bed.api.inject(route, '503', { serverId: SIM_SERVER_ID, times: Number.POSITIVE_INFINITY });
+      for (const route of ['done', 'fail'] as const)
+        bed.api.inject(route, '503', { serverId: SIM_SERVER_ID, times: Number.POSITIVE_INFINITY });
       await removeAndReload(bed, porter, (config) => {
         config.servers = config.servers.filter((s) => s.id !== SIM_SERVER_ID);
       });
@@ -62,7 +67,10 @@ describe("a removed server's claim is still reported", () => {
         what: "the removed server's claim reported",
       });
       bed.api.clearFaults();
-      await waitFor(() => bed.api.commands().find((c) => c.id === id)?.status === 'FAILED' || porter.exit, { ...WAIT, what: 'the report accepted' });
+      await waitFor(() => bed.api.commands().find((c) => c.id === id)?.status === 'FAILED' || porter.exit, {
+        ...WAIT,
+        what: 'the report accepted',
+      });
       assert.match(bed.api.commands().find((c) => c.id === id)!.error ?? '', /^outcome unknown/);
       porter.kill('SIGTERM');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
@@ -73,7 +81,10 @@ describe("a removed server's claim is still reported", () => {
       again.kill('SIGTERM');
       assert.deepEqual(await again.waitExit(), { code: 0, signal: null });
       assert.equal(bed.ranCount(slow), 1);
-      const reports = bed.api.commands().find((c) => c.id === id)!.reports.filter((r) => r.status === 200);
+      const reports = bed.api
+        .commands()
+        .find((c) => c.id === id)!
+        .reports.filter((r) => r.status === 200);
       assert.equal(reports.length, 1);
     } finally {
       answer.open();
@@ -98,7 +109,8 @@ describe("a removed server's claim is still reported", () => {
       const porter = bed.spawnPorter();
       const port = (await porter.waitForLog(/health and metrics endpoint listening/)).port as number;
       await waitFor(() => bed.rcon.executed.some((e) => e.command === slow) || porter.exit, { ...WAIT, what: 'the command in hand' });
-      for (const route of ['done', 'fail'] as const) bed.api.inject(route, '503', { serverId: OTHER_SERVER, times: Number.POSITIVE_INFINITY });
+      for (const route of ['done', 'fail'] as const)
+        bed.api.inject(route, '503', { serverId: OTHER_SERVER, times: Number.POSITIVE_INFINITY });
       await removeAndReload(bed, porter, (config) => {
         config.servers = config.servers.filter((s) => s.id !== OTHER_SERVER);
         config.health = { listen: '127.0.0.1:0' };
@@ -124,7 +136,10 @@ describe("a removed server's claim is still reported", () => {
         withEu(config);
         config.servers = config.servers.filter((s) => s.id !== OTHER_SERVER);
       });
-      await waitFor(() => bed.api.commands().find((c) => c.id === id)?.status === 'FAILED' || porter.exit, { ...WAIT, what: 'the report accepted' });
+      await waitFor(() => bed.api.commands().find((c) => c.id === id)?.status === 'FAILED' || porter.exit, {
+        ...WAIT,
+        what: 'the report accepted',
+      });
       assert.equal((await healthz(port)).body.status, 'ok');
       porter.kill('SIGTERM');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
