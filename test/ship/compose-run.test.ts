@@ -178,10 +178,13 @@ describe('docker-compose.example.yml, run', { skip, timeout: 1_800_000 }, () => 
     await podman(['stop', '-t', String(stopSeconds), name], { timeoutMs: (stopSeconds + 30) * 1000 });
     const state = JSON.parse((await podman(['inspect', name])).stdout) as Array<{ State: { ExitCode: number } }>;
     assert.equal(state[0]!.State.ExitCode, 0);
-    const logs = await logsOf(name);
-    assert.ok(
-      logLines(logs).some((l) => l.msg === 'porter stopped'),
-      logs.slice(-2000),
+    // podman's log may trail the exit: wait for porter's last line rather than read it once.
+    const logs = await waitFor(
+      async () => {
+        const text = await logsOf(name);
+        return logLines(text).some((l) => l.msg === 'porter stopped') && text;
+      },
+      { ...WAIT, what: "porter's stop line in the container log" },
     );
     for (const secret of [SIM_TOKEN, password]) assert.ok(!logs.includes(secret), 'no secret in the logs');
   });

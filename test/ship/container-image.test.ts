@@ -166,10 +166,13 @@ describe('the image in a container engine (podman)', { skip, timeout: 1_800_000 
     const id = api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 1' });
     assert.equal((await delivered(id)).status, 'EXECUTED');
     assert.equal(rcon.executed.filter((e) => e.command === 'give Steve diamond 1').length, 1);
-    const logs = await logsOf(name);
-    assert.ok(
-      logLines(logs).some((l) => l.msg === 'delivered'),
-      logs.slice(-2000),
+    // The store saw the report before podman's log has the line that follows it: wait for the line.
+    const logs = await waitFor(
+      async () => {
+        const text = await logsOf(name);
+        return logLines(text).some((l) => l.msg === 'delivered') && text;
+      },
+      { ...WAIT, what: 'the delivered line in the container log' },
     );
     for (const secret of [SIM_TOKEN, PASSWORD]) assert.ok(!logs.includes(secret), 'no secret in the logs');
   });
