@@ -2,18 +2,24 @@
 # porter as a container, e.g. beside itzg/minecraft-server (docker-compose.example.yml).
 # Guide: docs/install.md#container.
 #
-# Base: node:24-alpine rather than distroless. porter has no native modules, so musl is no
-# concern; alpine has tini in its repository (distroless has no package manager and no init),
-# and it has a /bin/sh for the delivery scripts a script executor runs, which distroless lacks.
-# Pin it by digest in production (docker build --build-arg NODE_IMAGE=node:24-alpine@sha256:...).
-ARG NODE_IMAGE=node:24-alpine
+# Base: any Debian-based Node.js image of 20.18 or newer; the default is the official
+# node:24-slim (why: docs/contributing.md#dependencies-and-why-each). Debian rather than alpine:
+# tini comes from Debian with apt-get, glibc is what Node's own builds are made and tested on, and
+# a script executor's delivery scripts get a /bin/sh. Pin it by digest in production
+# (docker build --build-arg NODE_IMAGE=node:24-slim@sha256:...).
+ARG NODE_IMAGE=node:24-slim
 
 # ---- build: compile TypeScript with the dev dependencies ----
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
+# npm uses whatever registry the building machine is set up for (a mirror, a private registry and
+# its credentials): hand in that machine's npmrc as the build secret "npmrc"
+# (--secret id=npmrc,src=$HOME/.npmrc). A secret is mounted for this step only and never stored in
+# a layer; without one npm uses its public registry.
 # --ignore-scripts: "prepare" would run tsc before the sources are here.
-RUN npm ci --ignore-scripts --no-audit --no-fund
+RUN --mount=type=secret,id=npmrc,target=/root/.npmrc \
+    npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
 COPY scripts ./scripts
@@ -21,14 +27,19 @@ RUN npm run build
 
 # ---- runtime: production dependencies and exactly the files `npm pack` ships ----
 FROM ${NODE_IMAGE} AS runtime
-RUN apk add --no-cache tini \
+# tini from Debian (/usr/bin/tini) is PID 1; apt's lists and caches are dropped in the same layer.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini \
+ && apt-get clean \
+ && rm -rf /var/lib/apt/lists/* \
  && mkdir -p /etc/porter /var/lib/porter \
  && chown node:node /var/lib/porter \
  && chmod 0700 /var/lib/porter
 WORKDIR /opt/porter
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+RUN --mount=type=secret,id=npmrc,target=/root/.npmrc \
+    npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
 COPY --from=build /src/dist/bundle ./dist/bundle
 COPY config.example.json config.schema.json ./
@@ -55,5 +66,20 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
 # (compose) or `docker stop -t 30`, since Docker's default of 10 s would cut the drain short.
 STOPSIGNAL SIGTERM
 # The same node flags as the bin's shebang (why: src/cli/main.ts).
-ENTRYPOINT ["/sbin/tini", "--", "node", "--max-semi-space-size=16", "--no-allocation-site-pretenuring", "/opt/porter/dist/bundle/porter.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=16", "--no-allocation-site-pretenuring", "/opt/porter/dist/bundle/porter.js"]
 CMD ["run"]
+
+# OCI annotations (github.com/opencontainers/image-spec, annotations.md), last so that a new
+# revision rebuilds no layer. The version default is package.json's (a test keeps them equal);
+# pass the commit: --build-arg PORTER_REVISION=$(git rev-parse HEAD).
+ARG NODE_IMAGE
+ARG PORTER_VERSION=0.1.0
+ARG PORTER_REVISION=unknown
+ARG PORTER_SOURCE=https://github.com/porter-connector/porter
+LABEL org.opencontainers.image.title="porter" \
+      org.opencontainers.image.description="Delivers a game store's purchases to the game server, exactly once" \
+      org.opencontainers.image.version="${PORTER_VERSION}" \
+      org.opencontainers.image.revision="${PORTER_REVISION}" \
+      org.opencontainers.image.source="${PORTER_SOURCE}" \
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.base.name="${NODE_IMAGE}"

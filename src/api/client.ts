@@ -15,6 +15,7 @@ import { ConnectionShare } from './connection-share.js';
 import { SecretBook } from '../secret-book.js';
 import { readSecretAgain } from '../config/secrets.js';
 import { tokenRenewal, type TokenRenewal } from './token.js';
+import { porterVersion } from '../version.js';
 
 export interface ApiRequest {
   readonly method: 'GET' | 'POST';
@@ -158,6 +159,14 @@ function createPool(origin: string, timeoutMs: number, connections: number): Dis
   });
 }
 
+/**
+ * porter names itself on every request, so a store can tell which connector and which release is
+ * calling (and which Node.js and platform, when a release misbehaves only on one of them).
+ */
+export function userAgent(): string {
+  return `porter/${porterVersion()} (node/${process.versions.node}; ${process.platform})`;
+}
+
 /** What one exchange needs of its client. */
 interface Wire {
   readonly pool: Dispatcher;
@@ -170,6 +179,7 @@ interface Wire {
   readonly token: TokenRenewal;
   readonly redact: (text: string) => string;
   readonly logger: Logger;
+  readonly userAgent: string;
 }
 
 /**
@@ -198,6 +208,7 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
     // A fail reason and every API error text pass through it.
     redact: secrets.scrub,
     logger: deps.logger,
+    userAgent: userAgent(),
   };
   return {
     routes: createRoutePaths(config.routes, base),
@@ -249,6 +260,7 @@ async function exchangeOnce(wire: Wire, request: ApiRequest): Promise<ApiRespons
   const headers: Record<string, string> = {
     authorization: `Bearer ${sentWith.token}`,
     accept: 'application/json, application/problem+json',
+    'user-agent': wire.userAgent,
   };
   let body: string | undefined;
   if (request.json !== undefined) {

@@ -82,12 +82,21 @@ function volumeOf(container: Container, path: string): string | undefined {
 }
 
 interface PodTemplate {
-  spec: { containers: Container[]; volumes?: Array<{ name: string; configMap?: { name: string }; secret?: { secretName: string } }> };
+  spec: {
+    containers: Container[];
+    initContainers?: Array<Container & { restartPolicy?: string }>;
+    volumes?: Array<{ name: string; configMap?: { name: string }; secret?: { secretName: string } }>;
+  };
+}
+
+/** The pod's long-running containers: its containers and its native sidecars (init containers with restartPolicy Always). */
+function runningContainers(template: PodTemplate): Container[] {
+  return [...template.spec.containers, ...(template.spec.initContainers ?? []).filter((c) => c.restartPolicy === 'Always')];
 }
 
 /** The porter container of a pod template: its config (from a ConfigMap in `docs`) loads and its secrets are mounted files. */
 async function checkPorterConfig(docs: Manifest[], template: PodTemplate) {
-  const porter = template.spec.containers.find((c) => c.name === 'porter')!;
+  const porter = runningContainers(template).find((c) => c.name === 'porter')!;
   const configPath = porter.env?.find((e) => e.name === 'PORTER_CONFIG')?.value ?? '/etc/porter/config.json';
   const volume = template.spec.volumes!.find((v) => v.name === volumeOf(porter, configPath))!;
   const configMap = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === volume.configMap?.name);
@@ -235,10 +244,14 @@ describe('deploy/kubernetes/', { skip }, () => {
       for (const key of Object.keys(spec.health ?? {})) assert.ok(HEALTH_KEYS.includes(key), `${where}.health.${key}`);
       if (spec.scheduling !== undefined) assert.ok(['Packed', 'Distributed'].includes(spec.scheduling));
       assert.doesNotThrow(() => new PodTemplateSpec(spec.template as never).validate(), `${where}.template is a PodTemplateSpec`);
-      const pod = spec.template as { spec: { containers: Array<{ name: string; args?: string[] }> } };
-      const names = pod.spec.containers.map((c) => c.name);
+      const pod = spec.template as PodTemplate;
+      const names = runningContainers(pod).map((c) => c.name);
       if (spec.container !== undefined) assert.ok(names.includes(spec.container), `${where}.container names a container`);
       assert.ok(names.includes('porter'), 'porter runs beside the game server');
+      // Agones runs its SDK server as a native sidecar (SidecarContainers, on by default since 1.56) and a main
+      // container that exits makes the GameServer Unhealthy: porter is a native sidecar, restarted on its own.
+      assert.equal(pod.spec.initContainers?.find((c) => c.name === 'porter')?.restartPolicy, 'Always', 'porter is a native sidecar');
+      assert.equal((pod as { metadata?: { labels?: Record<string, string> } }).metadata?.labels?.['porter.metrics/scrape'], 'true');
     }
 
     test("deploy/kubernetes/agones-gameserver.yaml holds a GameServer with the fields of Agones' CRD", async () => {
