@@ -154,7 +154,10 @@ export class DeliveryLoop {
       } catch (error) {
         if (signals.stop.aborted && isAbort(error)) break;
         // A gate shut during a wait: the top of the loop waits for it again.
-        if (error instanceof ClaimWithheldError) continue;
+        if (error instanceof ClaimWithheldError) {
+          this.#log.debug(error.message);
+          continue;
+        }
         if (isConfigurationError(error)) throw error;
         // The game server went away while its players were read: wait for it, not for the API.
         if (error instanceof NotSentError) {
@@ -363,9 +366,9 @@ export class DeliveryLoop {
   }
 
   async #waitForPullBudget(stop: AbortSignal): Promise<void> {
-    for (let delay = this.#o.pullDelay(); delay > 0; delay = this.#o.pullDelay()) {
-      await this.#o.clock.sleep(delay, stop);
-    }
+    let delay = this.#o.pullDelay();
+    if (delay > 0) this.#log.debug({ waitMs: delay }, 'the next pull waits for its budget');
+    for (; delay > 0; delay = this.#o.pullDelay()) await this.#o.clock.sleep(delay, stop);
   }
 }
 

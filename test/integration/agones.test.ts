@@ -53,6 +53,36 @@ describe('Agones: porter follows the GameServer state', () => {
     }
   });
 
+  test('a pull that waits for its budget when the GameServer leaves Ready is not sent; it goes once Ready again', async () => {
+    const sdk = await startAgonesSdk({ state: 'Ready' });
+    const bed = await startBed({ api: { budget: { perWindow: 2, windowMs: 8_000 } } });
+    try {
+      bed.writeConfig((config) => {
+        config.api.budget = { perWindow: 2, windowMs: 8_000 };
+        config.log.level = 'debug';
+      });
+      const ids = ['say budget-1', 'say budget-2', 'say budget-3'].map((command) => bed.api.enqueue(SIM_SERVER_ID, { command }));
+      const porter = bed.spawnPorter({ env: { AGONES_SDK_HTTP_PORT: String(sdk.port) } });
+      // Two claims spend the window; the third pull waits seconds for the budget: the gate shuts then.
+      await porter.waitForLog(/^the next pull waits for its budget$/);
+      const pullsBefore = bed.api.requests.filter((r) => r.route === 'pull').length;
+      sdk.setState('Unhealthy');
+      await porter.waitForLog(/^pull withheld before it was sent: claims are held/);
+      assert.equal(bed.api.requests.filter((r) => r.route === 'pull').length, pullsBefore, 'no pull while Unhealthy');
+      assert.equal(bed.api.commands().find((c) => c.id === ids[2])!.status, 'SCHEDULED');
+      sdk.setState('Ready');
+      await waitFor(() => bed.api.commands().every((c) => c.status === 'EXECUTED') || porter.exit, {
+        ...WAIT,
+        what: 'the third delivered once Ready',
+      });
+      porter.kill('SIGTERM');
+      assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+    } finally {
+      await bed.close();
+      await sdk.close();
+    }
+  });
+
   test('an SDK sidecar that starts after porter, and a watch stream that drops, are waited for', async () => {
     const port = await freePort();
     const bed = await startBed();
