@@ -37,6 +37,11 @@ export class CallLog {
     if (sentAt > now - this.#windowMs) this.#record(now);
   }
 
+  /** The call recorded last was never sent after all (withheld at the send): it does not count. */
+  withdraw(): void {
+    this.#inFlight.pop();
+  }
+
   /** The oldest call in flight ended at `now`; returns its send time (undefined if none was in flight). */
   end(now: number): number | undefined {
     const sentAt = this.#inFlight.shift();

@@ -186,6 +186,18 @@ export class Budget {
     if (allowance) allowance.left--;
   }
 
+  /**
+   * The call to `route` taken last never left porter (withheld right before the send, or abandoned
+   * while it waited for a connection): it gives back what `take` counted. Only for a call known
+   * not to have been written; one that may have been is `observe`d.
+   */
+  withdraw(route: Route): void {
+    const state = this.#state(route);
+    state.log.withdraw();
+    const allowance = this.#allowance(state, this.#clock.now());
+    if (allowance) allowance.left++;
+  }
+
   /** The last call to `route` ended now: answered (with what its headers said) or not (pass `{}`). */
   observe(route: Route, observation: BudgetObservation): void {
     const state = this.#state(route);

@@ -58,16 +58,20 @@ export class BudgetedCaller {
     const { budget, client } = this.#o;
     await budget.acquire(route, signal);
     // The last check and the send's notice come after every wait, the connection's too.
+    let sent = false;
     const beforeSend = () => {
       request.beforeSend?.();
+      sent = true;
       onSend?.();
     };
     let response: ApiResponse;
     try {
       response = await client.send({ ...request, signal, beforeSend });
     } catch (error) {
+      // Never written (withheld, or abandoned while it waited for a connection): the call does not count.
+      if (!sent) budget.withdraw(route);
       // No answer, but the platform may have counted the call: it counts until windowMs from now.
-      budget.observe(route, {});
+      else budget.observe(route, {});
       throw error;
     }
     if (response.status !== 429) budget.observe(route, { remaining: response.rateLimit.remaining, limit: response.rateLimit.limit });

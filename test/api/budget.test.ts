@@ -98,6 +98,21 @@ describe('Budget: own count per rolling window', () => {
     assert.equal(drain(b, 'pull'), 1);
   });
 
+  test('a call withheld before it was sent gives back what it took; a sent one that got no answer does not', () => {
+    const { b, clock } = budget({ perWindow: 2 });
+    b.take('pull');
+    b.observe('pull', { remaining: 1 });
+    b.take('pull');
+    assert.equal(b.delayFor('pull'), W, 'both places taken');
+    b.withdraw('pull');
+    assert.equal(b.delayFor('pull'), 0, 'the withheld call frees its place at once');
+    b.take('pull');
+    clock.advance(10);
+    b.observe('pull', {});
+    // Both places are taken again: the oldest (answered at 0) frees first.
+    assert.equal(b.delayFor('pull'), W - 10, 'an unanswered call counts, a window from its end');
+  });
+
   test('a budget that allows no call at all is a configuration error that names the keys', () => {
     assert.throws(
       () => budget({ perWindow: 3, share: 0.2 }),
