@@ -17,6 +17,7 @@ import { openFilesWarning } from './open-files-need.js';
 import { describePlan, effectiveConfig, planReload } from './reload-plan.js';
 import { onReloadSignal, onStopSignals } from './signals.js';
 import { webhookWiring, type WebhookWiring } from './webhook-wiring.js';
+import { DaemonLifecycle } from './lifecycle.js';
 
 interface DaemonOptions {
   readonly config: Config;
@@ -87,6 +88,7 @@ class Daemon {
   /** Resolves once a stop was asked for, whenever that was (before serve() too). */
   readonly #stopRequested: Promise<void>;
   readonly #reloads: ReloadQueue;
+  readonly #lifecycle: DaemonLifecycle;
   #config: Config;
   #exitCode = 0;
   // Set by #wire(); a stop may be asked for before it is (Agones' Shutdown while the health endpoint loads).
@@ -110,6 +112,7 @@ class Daemon {
     this.#config = config;
     this.#unlock = unlock;
     this.#stopRequested = new Promise<void>((resolve) => this.#stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+    this.#lifecycle = new DaemonLifecycle(logger);
     this.#journal = new Journal(config.stateDir, { now: () => clock.now() });
     this.#secrets = options.secrets ?? new SecretBook();
     this.#secrets.add(...configSecrets(config));
@@ -181,14 +184,17 @@ class Daemon {
         return fleet.stores();
       },
       unreportable: () => fleet.unreportable(),
+      state: () => this.#lifecycle.state,
       journal,
       history: this.#history,
     });
     if (!this.#stopping) await this.#webhook?.start();
     // A wrong password at start stops porter before anything is claimed (exit 78). A stop
     // abandons the logins: they may wait on a game server still loading its world.
-    if (!this.#stopping) await Promise.race([Promise.all(initial.map((runner) => runner.connect())), this.#stopRequested]);
-    if (!this.#stopping) {
+    if (this.#lifecycle.to('logging-in')) {
+      await Promise.race([Promise.all(initial.map((runner) => runner.connect())), this.#stopRequested]);
+    }
+    if (this.#lifecycle.to('running')) {
       logger.info({ servers: initial.map((r) => serverLabel(r.parts.server)), stateDir: config.stateDir }, 'porter started');
       for (const runner of initial) fleet.start(runner, false);
       fleet.settleLeftovers();
@@ -216,6 +222,7 @@ class Daemon {
       return;
     }
     this.#logger.info({ drainMs: this.#config.shutdown.drainMs }, 'stopping: no new pulls; finishing the command in hand');
+    this.#lifecycle.to('draining');
     this.#stop.abort();
     (this.#fleet as Fleet | undefined)?.requestStop(this.#config.shutdown.drainMs);
   };
@@ -263,6 +270,15 @@ class Daemon {
   }
 
   async #reload(): Promise<void> {
+    if (!this.#lifecycle.to('reloading')) return;
+    try {
+      await this.#applyReload();
+    } finally {
+      this.#lifecycle.to('running');
+    }
+  }
+
+  async #applyReload(): Promise<void> {
     const logger = this.#logger;
     // Whether or not the configuration loads: a renewed certificate is what a SIGHUP often means.
     await this.#webhook?.reloadTls();
@@ -297,6 +313,7 @@ class Daemon {
 
   /** Stops whatever still runs and lets go of the state directory; never rejects. */
   async close(): Promise<void> {
+    this.#lifecycle.to('draining');
     this.#stop.abort();
     await Promise.allSettled([this.#fleet.stop(0), this.#health?.close(), this.#agones?.close(), this.#webhook?.close()]);
     await this.#history.close();
@@ -310,6 +327,7 @@ class Daemon {
     }
     this.#journal.close();
     this.#unlock();
+    this.#lifecycle.to('stopped');
   }
 
   /** Says so, with the exit code. */

@@ -9,6 +9,7 @@ import type { ReloadPlan } from './reload-plan.js';
 import { ServerRunner } from './server-runner.js';
 import { isTokenRefused, storeApi, StoreClients, storeLabel, tokenKeys, type StoreKey } from './stores.js';
 import { Leftovers, unreportable, type Unreportable } from './leftovers.js';
+import type { RunnerState } from './lifecycle.js';
 import type { StoreStatus } from '../health/source.js';
 import type { SecretBook } from '../secret-book.js';
 
@@ -88,8 +89,9 @@ export class Fleet {
     return unreportable(this.#deps.journal.pending(), this.#config, new Set(this.#runners.keys()));
   }
 
-  get parts(): ServerParts[] {
-    return [...this.#runners.values()].map((runner) => runner.parts);
+  /** Each running server's parts, and where its runner is in its lifecycle (for /healthz and /metrics). */
+  get parts(): Array<ServerParts & { readonly state: RunnerState }> {
+    return [...this.#runners.values()].map((runner) => ({ ...runner.parts, state: runner.state }));
   }
 
   get size(): number {

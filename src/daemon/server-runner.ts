@@ -4,6 +4,7 @@ import { serverLabel } from '../config/server-label.js';
 import { isConfigurationError } from '../errors.js';
 import { isOutOfFiles } from '../net/open-files.js';
 import type { ServerParts } from './build-server.js';
+import type { RunnerState } from './lifecycle.js';
 
 /**
  * One configured server's life: connect, watch its players, run its delivery loop, and stop on
@@ -19,6 +20,7 @@ export class ServerRunner {
   #cancelDrainBound = () => {};
   #loop: Promise<void> | undefined;
   #closed: Promise<void> | undefined;
+  #state: RunnerState = 'logging-in';
 
   constructor(parts: ServerParts, deps: { readonly logger: Logger; readonly clock: Clock }) {
     this.parts = parts;
@@ -51,8 +53,14 @@ export class ServerRunner {
     }
   }
 
+  /** Where it is in docs/design.md#one-servers-runner (for /healthz). */
+  get state(): RunnerState {
+    return this.#state;
+  }
+
   /** Runs the loop until stopped; rejects with the loop's fatal error (a PorterError with exit 78 on credentials). */
   run(): Promise<void> {
+    if (this.#state === 'logging-in') this.#state = 'running';
     this.parts.players.startWatching(this.#stop.signal);
     this.#loop ??= this.parts.loop.run({ stop: this.#stop.signal, hard: this.#hard.signal });
     return this.#loop;
@@ -66,11 +74,13 @@ export class ServerRunner {
   requestStop(drainMs: number): void {
     if (this.#stop.signal.aborted) return;
     this.#stop.abort();
+    this.#state = 'draining';
     this.#cancelDrainBound = startDeadline(this.#clock, drainMs, () => this.#hard.abort());
   }
 
   /** Gives up on the command in hand at once (a second stop signal). */
   abandon(): void {
+    if (this.#state !== 'stopped') this.#state = 'draining';
     this.#stop.abort();
     this.#hard.abort();
   }
@@ -85,6 +95,7 @@ export class ServerRunner {
   /** Closes the game server connection; the loop must have ended or never run. Safe to call twice. */
   close(): Promise<void> {
     this.#stop.abort();
+    this.#state = 'stopped';
     this.#cancelDrainBound();
     this.#closed ??= this.parts.executor.close().catch(() => undefined);
     return this.#closed;

@@ -9,6 +9,8 @@ import type { ExecutorStats } from '../protocols/executor.js';
  */
 export interface HealthSource {
   readonly servers: readonly HealthServerPart[];
+  /** Where the daemon is in its lifecycle (docs/design.md#the-daemon): starting, logging-in, running, reloading, draining, stopped. */
+  readonly state?: () => string;
   readonly journal: {
     readonly path: string;
     pending(serverId?: string): readonly unknown[];
@@ -26,6 +28,8 @@ export interface HealthSource {
 
 export interface HealthServerPart {
   readonly server: { readonly id: string; readonly name?: string | undefined };
+  /** Where its runner is (docs/design.md#one-servers-runner): logging-in, running, draining, stopped. */
+  readonly state?: string;
   readonly executor: { stats(): ExecutorStats };
   readonly api: { stats(): ServerApiStats };
   readonly loop: { health(): LoopHealth };

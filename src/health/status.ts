@@ -37,6 +37,8 @@ export interface JournalHealth {
 export interface ServerHealth {
   readonly status: 'ok' | 'unhealthy';
   readonly id: string;
+  /** Its runner's state (docs/design.md#one-servers-runner), when the source knows it. */
+  readonly state?: string;
   readonly reasons: string[];
   readonly executorConnected: boolean;
   readonly reconnects: number;
@@ -63,6 +65,8 @@ export interface StoreHealth {
  */
 export interface HealthReport {
   readonly status: 'ok' | 'degraded' | 'unhealthy';
+  /** The daemon's state (docs/design.md#the-daemon), when the source knows it: a stop shows as draining. */
+  readonly state?: string;
   readonly servers: Record<string, ServerHealth>;
   readonly stores?: Record<string, StoreHealth>;
   readonly journal: JournalHealth;
@@ -96,6 +100,7 @@ export function evaluateHealth(
     servers[serverLabel(part.server)] = {
       status: reasons.length === 0 ? 'ok' : 'unhealthy',
       id: part.server.id,
+      ...(part.state !== undefined && { state: part.state }),
       reasons,
       executorConnected: executor.connected,
       reconnects: executor.reconnects,
@@ -110,7 +115,14 @@ export function evaluateHealth(
   const stores = storesHealth(source);
   const refused = Object.values(stores ?? {}).some((store) => store.status === 'token-refused');
   const degraded = refused || journal.unreportable !== undefined;
-  return { status: !healthy ? 'unhealthy' : degraded ? 'degraded' : 'ok', servers, ...(stores && { stores }), journal };
+  const state = source.state?.();
+  return {
+    status: !healthy ? 'unhealthy' : degraded ? 'degraded' : 'ok',
+    ...(state !== undefined && { state }),
+    servers,
+    ...(stores && { stores }),
+    journal,
+  };
 }
 
 function storesHealth(source: HealthSource): Record<string, StoreHealth> | undefined {
