@@ -133,4 +133,22 @@ describe('SIGTERM through the real CLI', () => {
       }
     }
   });
+
+  test('a storm of SIGTERMs, until porter is gone: exit 0, never ended by one of them', async () => {
+    const bed = await startBed();
+    try {
+      bed.writeConfig();
+      const porter = bed.spawnPorter();
+      await porter.waitForLog(/^porter started$/);
+      // Every few ms, through the drain, the stop, the log's flush and the exit itself.
+      const storm = setInterval(() => porter.kill('SIGTERM'), 2);
+      try {
+        assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+      } finally {
+        clearInterval(storm);
+      }
+    } finally {
+      await bed.close();
+    }
+  });
 });
