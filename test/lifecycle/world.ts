@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgonesSdk } from '../../src/sim/agones-sdk.js';
@@ -186,8 +186,8 @@ export class World {
     this.stores.set(label, { label, origin, token, webhookSecret, game, revoked: false });
     this.#webhookSecrets.add(webhookSecret);
     this.removedStores.delete(label);
-    writeFileSync(join(this.dir, `token-${label}`), `${token}\n`, { mode: 0o600 });
-    writeFileSync(join(this.dir, `webhook-${label}`), `${webhookSecret}\n`, { mode: 0o600 });
+    writeAtomically(join(this.dir, `token-${label}`), `${token}\n`);
+    writeAtomically(join(this.dir, `webhook-${label}`), `${webhookSecret}\n`);
   }
 
   #addServer(store: string, at: number): ServerState | undefined {
@@ -239,14 +239,24 @@ export class World {
       ...(shape.webhook && { webhook: { listen: '127.0.0.1:0' } }),
       ...(this.agones && { agones: { sdkHttpPort: this.agones.port } }),
     };
-    this.games.forEach((_, i) => writeFileSync(join(this.dir, `rcon-${i}`), `${gamePassword(this.schedule.seed, i)}\n`, { mode: 0o600 }));
-    writeFileSync(this.configPath, JSON.stringify(config, null, 2), { mode: 0o600 });
+    this.games.forEach((_, i) => writeAtomically(join(this.dir, `rcon-${i}`), `${gamePassword(this.schedule.seed, i)}\n`));
+    writeAtomically(this.configPath, JSON.stringify(config, null, 2));
   }
 
   async close(): Promise<void> {
     await Promise.allSettled([...this.origins.map((o) => o.close()), ...this.games.map((g) => g.close()), this.agones?.close()]);
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * As an editor saves (a new file renamed over the old one): porter reading its configuration at
+ * that moment finds the old or the new file, never one cut short. Unchanged files are left alone.
+ */
+function writeAtomically(path: string, text: string): void {
+  if (existsSync(path) && readFileSync(path, 'utf8') === text) return;
+  writeFileSync(`${path}.tmp`, text, { mode: 0o600 });
+  renameSync(`${path}.tmp`, path);
 }
 
 function gamePassword(seed: number, i: number): string {
