@@ -70,11 +70,19 @@ const soakMinutes = Number(process.env.PORTER_LIFECYCLE_SOAK ?? 0);
 if (soakMinutes > 0) {
   test(`lifecycle soak: fresh seeds for ${soakMinutes} minutes`, { timeout: (soakMinutes + 3) * 60_000 }, async () => {
     const end = Date.now() + soakMinutes * 60_000;
+    const failed: string[] = [];
+    let played = 0;
+    // A soak goes on past a failure: every broken seed is worth its replay.
     while (Date.now() < end) {
       const seed = randomInt(1, 2 ** 31 - 1);
+      played++;
       process.stdout.write(`# lifecycle soak: seed ${seed}\n`);
-      await playSeed(seed);
+      await playSeed(seed).catch((error: unknown) => {
+        failed.push((error as Error).message);
+        process.stdout.write(`# lifecycle soak: seed ${seed} FAILED\n`);
+      });
     }
+    assert.deepEqual(failed, [], `${failed.length} of ${played} seeds broke the promise`);
   });
 } else {
   for (const seed of seeds()) {
