@@ -380,21 +380,24 @@ export class Player {
     sdk.setState(state);
   }
 
+  /** The game server up and answering at once, whatever the schedule did to it. */
   async #gameUp(game: number): Promise<void> {
     const sim = this.world.games[game]!;
     sim.setAnswerDelay(0);
     sim.setLoginDelay(0);
-    await sim.up();
+    await this.#gameBack(game);
+  }
+
+  /** The game server listening again: every downtime of it ends, an earlier overlapping one's too. */
+  async #gameBack(game: number): Promise<void> {
+    await this.world.games[game]!.up();
     this.#openGate(new RegExp(`^game ${game} down$`));
   }
 
   async #gameDown(game: number, forMs: number): Promise<void> {
-    const closure = this.#closeGate(`game ${game} down`, (id) => this.world.gameOf.get(id) === game);
+    this.#closeGate(`game ${game} down`, (id) => this.world.gameOf.get(id) === game);
     await this.world.games[game]!.down();
-    this.#later(forMs, async () => {
-      await this.world.games[game]!.up();
-      closure.to = now();
-    });
+    this.#later(forMs, () => this.#gameBack(game));
   }
 
   /** The listener of the porter running now, once it said it is ready; undefined otherwise. */
