@@ -48,7 +48,7 @@ async function rconGame(
   password: string,
   online: readonly string[],
 ): Promise<DemoGameServer> {
-  const { startRconServer } = await import('./rcon-server.js');
+  const { startRconServer } = await import('../fakes/rcon-server.js');
   const server = await startRconServer({ password, ...options, players: [...online] });
   return {
     address: `RCON ${server.host}:${server.port}`,
@@ -60,7 +60,7 @@ async function rconGame(
 }
 
 async function sevenDaysGame(password: string, online: readonly string[]): Promise<DemoGameServer> {
-  const { startTelnetServer } = await import('./telnet-server.js');
+  const { startTelnetServer } = await import('../fakes/telnet-server.js');
   const server = await startTelnetServer({ password, players: [...online] });
   return {
     address: `telnet ${server.host}:${server.port}`,
@@ -72,7 +72,7 @@ async function sevenDaysGame(password: string, online: readonly string[]): Promi
 }
 
 async function tshockGame(token: string, online: readonly string[]): Promise<DemoGameServer> {
-  const { startTShockServer } = await import('./tshock-server.js');
+  const { startTShockServer } = await import('../fakes/tshock-server.js');
   const server = await startTShockServer({ token, players: [...online] });
   return {
     address: `TShock REST ${server.url}`,
@@ -85,7 +85,7 @@ async function tshockGame(token: string, online: readonly string[]): Promise<Dem
 
 async function dayzGame(password: string, online: readonly string[]): Promise<DemoGameServer> {
   const [{ startBattlEyeServer }, { demoStoreMod }] = await Promise.all([
-    import('./battleye-server.js'),
+    import('../fakes/battleye-server.js'),
     import('./battleye-store-mod.js'),
   ]);
   const server = await startBattlEyeServer({ password, players: [...online] });
