@@ -76,6 +76,14 @@ module.exports = {
       },
       to: {},
     },
+    {
+      name: 'fakes-faults-for-tests',
+      comment:
+        'src/fakes/faults/ is what only the tests and the benchmarks do to a simulator: nothing porter ships (porter demo and porter sim among it) may load it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/fakes/faults/' },
+      to: { path: '^src/fakes/faults/' },
+    },
     ...layerRules,
     ...deliveryRules,
   ],

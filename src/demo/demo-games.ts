@@ -88,8 +88,7 @@ async function dayzGame(password: string, online: readonly string[]): Promise<De
     import('../fakes/battleye-server.js'),
     import('./battleye-store-mod.js'),
   ]);
-  const server = await startBattlEyeServer({ password, players: [...online] });
-  server.setHandler(demoStoreMod);
+  const server = await startBattlEyeServer({ password, players: [...online], mod: demoStoreMod });
   return {
     address: `BattlEye RCon ${server.host}:${server.port} (UDP)`,
     executor: { type: 'battleye', host: server.host, port: server.port },

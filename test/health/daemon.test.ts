@@ -9,7 +9,7 @@ import { systemClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config/load.js';
 import { runDaemon } from '../../src/daemon/daemon.js';
 import { startRconServer, type FakeRconServer } from '../../src/fakes/rcon-server.js';
-import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
+import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/faults/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { parseMetrics, sample } from './fakes.js';
 import { SecretBook } from '../../src/secret-book.js';

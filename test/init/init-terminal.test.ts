@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startBattlEyeServer } from '../../src/fakes/battleye-server.js';
-import { startRconServer } from '../../src/fakes/rcon-server.js';
+import { startRconServer } from '../../src/fakes/faults/rcon-server.js';
 import { startTelnetServer } from '../../src/fakes/telnet-server.js';
 import { startTShockServer } from '../../src/fakes/tshock-server.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';

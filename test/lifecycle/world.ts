@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgonesSdk } from '../../src/fakes/agones-sdk.js';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/rcon-server.js';
-import { startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
+import { startRconServer, type FakeRconServer } from '../../src/fakes/faults/rcon-server.js';
+import { startSellerApi, type FakeSellerApi } from '../../src/fakes/faults/seller-api.js';
 import type { Change, Schedule, Shape } from './schedule.js';
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freePort } from '../../bench/lib/free-port.js';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/rcon-server.js';
+import { startRconServer, type FakeRconServer } from '../../src/fakes/faults/rcon-server.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
 import { gate } from '../integration/harness.js';
 import { waitFor } from '../helpers/wait-for.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parseConfig } from '../../src/config/load.js';
 import { GAMES } from '../../src/games/registry.js';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/rcon-server.js';
+import { startRconServer, type FakeRconServer } from '../../src/fakes/faults/rcon-server.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
 import { gate } from '../integration/harness.js';
 import { waitFor } from '../helpers/wait-for.js';

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import { startTelnetServer, type FakeTelnetServer } from '../../src/fakes/telnet-server.js';
+import { startTelnetServer, type FakeTelnetServer } from '../../src/fakes/faults/telnet-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /**

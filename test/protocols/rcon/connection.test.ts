@@ -8,7 +8,7 @@ import { RconConnection, type RconConnectionOptions } from '../../../src/protoco
 import { RconConnectError } from '../../../src/protocols/rcon/errors.js';
 import type { RconFlavour } from '../../../src/protocols/rcon/exchange.js';
 import { simEchoText, simWideText } from '../../../src/fakes/rcon-answers.js';
-import { startRconServer, type FakeRconServer } from '../../../src/fakes/rcon-server.js';
+import { startRconServer, type FakeRconServer } from '../../../src/fakes/faults/rcon-server.js';
 import { FakeClock, flush } from '../../helpers/fake-clock.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { PASSWORD, silent } from './helpers/setup.js';
