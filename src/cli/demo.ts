@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { DEMO_GAME_NAMES, type DemoGameName } from '../demo/demo-games.js';
+import { DEMO_GAME_NAMES, type DemoGameName } from '../demo/demo-game-names.js';
 import { defaultSimStatePath } from '../demo/sim-state.js';
 import { action, daemonLogger } from './common.js';
 import type { SecretBook } from '../secret-book.js';

@@ -1,9 +1,11 @@
 import type { GameName } from '../games/registry.js';
 import type { TransportType } from '../protocols/descriptors.js';
+import type { DemoGameName } from './demo-game-names.js';
 
 /**
  * The games `porter demo --game` can show: each starts its simulated game server and says how
- * porter reaches it. A game added here (a game of src/games/registry.ts) is offered by the CLI's `--game` choices.
+ * porter reaches it. A game added here (a game of src/games/registry.ts) is named in DEMO_GAME_NAMES
+ * (demo-game-names.ts), the CLI's `--game` choices.
  */
 
 export interface DemoPurchase {
@@ -176,8 +178,4 @@ export const DEMO_GAMES = {
     failurePatterns: ['is not on the server$'],
     start: dayzGame,
   },
-} as const satisfies { readonly [G in GameName]?: DemoGame };
-
-export type DemoGameName = keyof typeof DEMO_GAMES;
-
-export const DEMO_GAME_NAMES = Object.keys(DEMO_GAMES) as DemoGameName[];
+} as const satisfies { readonly [G in DemoGameName]: DemoGame };

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { openCheckout } from './checkout.js';
-import type { DemoGameName } from './demo-games.js';
+import type { DemoGameName } from './demo-game-names.js';
 import type { QueuedPurchase } from './purchase-route.js';
 import { examplePurchase, startSimStore, storeSummary, type SimStore } from './sim-store.js';
 
