@@ -9,6 +9,7 @@ const LAYERS = [
   'policy', // command policy and failure patterns, over a game
   'net', // the reconnecting link and backoff
   'protocols', // the transports: each one's descriptor and executor, and their list (protocols/descriptors.ts)
+  'fakes', // the simulated Seller API and game servers, over the protocols' wire formats (demo, tests, bench)
   'config', // the schema, assembled from the transport list: the one place configuration is validated
   'players', // who is online: cache, normalisation, player-list scripts
   'api', // the Seller API client and the budget that guards it
@@ -17,7 +18,7 @@ const LAYERS = [
   'health', // /healthz and /metrics
   'agones', // following an Agones GameServer's state
   'daemon', // assembles one loop per server
-  'sim', // simulated Seller API and game servers (demo, tests, bench)
+  'demo', // porter demo and porter sim: the daemon against the fakes
   'init', // porter init: finding a game server's settings on this machine
   'cli', // the commands
 ];
@@ -74,6 +75,14 @@ module.exports = {
         pathNot: `^src/([^/]+\\.ts$|(${LAYERS.slice(1).join('|')})/)`,
       },
       to: {},
+    },
+    {
+      name: 'fakes-faults-for-tests',
+      comment:
+        'src/fakes/faults/ is what only the tests and the benchmarks do to a simulator: nothing porter ships (porter demo and porter sim among it) may load it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/fakes/faults/' },
+      to: { path: '^src/fakes/faults/' },
     },
     ...layerRules,
     ...deliveryRules,

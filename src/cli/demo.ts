@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { DEMO_GAME_NAMES, type DemoGameName } from '../sim/demo-games.js';
-import { defaultSimStatePath } from '../sim/sim-state.js';
+import { DEMO_GAME_NAMES, type DemoGameName } from '../demo/demo-game-names.js';
+import { defaultSimStatePath } from '../demo/sim-state.js';
 import { action, daemonLogger } from './common.js';
 import type { SecretBook } from '../secret-book.js';
 
@@ -17,7 +17,7 @@ export function registerDemo(program: Command, secrets: SecretBook): void {
     )
     .action(
       action(secrets, async (options: { game: DemoGameName; keepRunning: boolean; joinAfter: number }) => {
-        const [{ runDemo }, { flushLogger }] = await Promise.all([import('../sim/demo.js'), import('../log.js')]);
+        const [{ runDemo }, { flushLogger }] = await Promise.all([import('../demo/demo.js'), import('../log.js')]);
         let logger: Awaited<ReturnType<typeof daemonLogger>> | undefined;
         const code = await runDemo({
           game: options.game,

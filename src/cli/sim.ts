@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
-import { DEMO_GAME_NAMES, type DemoGameName } from '../sim/demo-games.js';
-import { DEFAULT_SIM_STATE_TEXT, defaultSimStatePath } from '../sim/sim-state.js';
+import { DEMO_GAME_NAMES, type DemoGameName } from '../demo/demo-game-names.js';
+import { DEFAULT_SIM_STATE_TEXT, defaultSimStatePath } from '../demo/sim-state.js';
 import { action } from './common.js';
 import type { SecretBook } from '../secret-book.js';
 
@@ -31,7 +31,7 @@ export function registerSim(program: Command, secrets: SecretBook): void {
     )
     .action(
       action(secrets, async (options: { game: DemoGameName; json: boolean; state?: string }) => {
-        const { runSim } = await import('../sim/sim.js');
+        const { runSim } = await import('../demo/sim.js');
         const stop = new AbortController();
         const onSignal = () => stop.abort();
         for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
@@ -70,7 +70,7 @@ export function registerSim(program: Command, secrets: SecretBook): void {
     )
     .action(
       action(secrets, async (words: string[], options: { player?: string; offline: boolean; state?: string; json: boolean }) => {
-        const { buy } = await import('../sim/sim-buy.js');
+        const { buy } = await import('../demo/sim-buy.js');
         const queued = await buy(
           { command: words.join(' '), player: options.player, offline: options.offline || undefined },
           options.state ?? defaultSimStatePath(),

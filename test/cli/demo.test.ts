@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { DEMO_GAMES } from '../../src/sim/demo-games.js';
+import { DEMO_GAMES } from '../../src/demo/demo-games.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { PorterProcess, WAIT } from '../integration/harness.js';
 

@@ -1,27 +1,33 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
+import { cliForAnotherUser } from '../helpers/another-user.js';
 import { CLI } from '../integration/harness.js';
 
 /**
  * systemd's DynamicUser= runs porter as a uid with no passwd entry and no HOME: os.homedir() then
  * throws. Nothing porter does at start may ask for a home folder (the sim's state file did, in
- * the help text of `porter sim`, and the service died before it read its config).
+ * the help text of `porter sim`, and the service died before it read its config). That uid runs
+ * a copy of the bundle every user may read: the checkout may be in a home folder of mode 0700.
  */
 describe('a user with no home folder', () => {
-  const root = process.getuid?.() === 0;
+  const foreign = process.getuid?.() === 0 ? cliForAnotherUser(CLI) : { skip: 'needs root to run as another uid' };
+  after(() => {
+    if ('dispose' in foreign) foreign.dispose();
+  });
   for (const args of [['--version'], ['run', '--help'], ['sim', '--help'], ['sim', 'buy', 'say hi']] as const) {
     test(
       `porter ${args.join(' ')} starts as a uid with no passwd entry and no HOME`,
-      { skip: !root && 'needs root to run as another uid' },
+      { skip: 'skip' in foreign && foreign.skip },
       async () => {
+        assert.ok('cli' in foreign);
         const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-        const result = await new Promise<{ code: number; stderr: string }>((resolve) =>
+        const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
           execFile(
             process.execPath,
-            [CLI, ...args],
+            [foreign.cli, ...args],
             { uid: 61_234, gid: 61_234, env, cwd: '/', timeout: 60_000 },
-            (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+            (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
           ),
         );
         if (args[0] === 'sim' && args[1] === 'buy') {
@@ -31,6 +37,8 @@ describe('a user with no home folder', () => {
         } else {
           assert.equal(result.code, 0, result.stderr);
         }
+        // The copy is the same porter: its version is the checkout's, not "unknown".
+        if (args[0] === '--version') assert.match(result.stdout.trim(), /^\d+\.\d+\.\d+/);
       },
     );
   }

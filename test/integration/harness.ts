@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startRconServer, type FakeRconServer, type RconServerOptions } from '../../src/sim/rcon-server.js';
-import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi, type SellerApiOptions } from '../../src/sim/seller-api.js';
+import { startRconServer, type FakeRconServer, type RconServerOptions } from '../../src/fakes/faults/rcon-server.js';
+import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi, type SellerApiOptions } from '../../src/fakes/faults/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /**

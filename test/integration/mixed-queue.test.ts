@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { EnqueueInput } from '../../src/sim/seller-api.js';
+import type { EnqueueInput } from '../../src/fakes/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, CLI, isSettled, SIM_SERVER_ID, startBed, WAIT, type PorterProcess, type TestBed } from './harness.js';
 

@@ -38,6 +38,18 @@ describe("the bin's start-up imports", () => {
     }
   });
 
+  test('hold none of the demo: its scenarios and the simulators load when porter demo or porter sim runs', () => {
+    const markers = {
+      "the demo's scenarios": 'Thanks for supporting the server!',
+      'the simulated Seller API': 'fake Seller API',
+      'the RCON simulator': 'fake RCON server',
+    };
+    for (const [part, marker] of Object.entries(markers)) {
+      const holders = [...closure].filter(([, text]) => text.includes(marker)).map(([file]) => file);
+      assert.deepEqual(holders, [], `${part} is loaded at every start by ${holders.join(', ')}`);
+    }
+  });
+
   test('stay small', () => {
     const bytes = [...closure.values()].reduce((sum, text) => sum + text.length, 0);
     assert.ok(bytes < 250_000, `${bytes} bytes load before any command runs`);

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runMinecraftCommand, type MinecraftWorld } from '../../src/sim/rcon-minecraft-commands.js';
-import { offlineUuid, SimPlayers } from '../../src/sim/rcon-players.js';
+import { runMinecraftCommand, type MinecraftWorld } from '../../src/fakes/rcon-minecraft-commands.js';
+import { offlineUuid, SimPlayers } from '../../src/fakes/rcon-players.js';
 
 const world = (online: string[] = ['Steve', 'Alex']): MinecraftWorld => ({
   players: new SimPlayers(online),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { purchaseFrom } from '../../src/sim/sim-purchase.js';
+import { purchaseFrom } from '../../src/demo/sim-purchase.js';
 import { fcOptions } from '../helpers/fc-options.js';
 
 /**

@@ -1,19 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
-import { describeFault, FaultPlan, type Fault, type SimRoute } from './seller-api-faults.js';
-import { FixedWindows } from './seller-api-limits.js';
+import { FixedWindows, windowKey } from './seller-api-limits.js';
 import { CommandQueue, type EnqueueInput, type SimCommand } from './seller-api-queue.js';
 
-export type { Fault, SimRoute } from './seller-api-faults.js';
 export type { EnqueueInput, SimCommand } from './seller-api-queue.js';
 
 /**
- * A simulated Seller API: the executor routes of the Seller API (pull, done, fail) with the defaults of docs/design.md#the-api-contract
- * (pull, done, fail) and `GET /v1/seller/servers`, over a real HTTP server on 127.0.0.1. Ships with
- * porter for `porter demo`; tests and benchmarks drive it through the returned handle.
+ * A simulated Seller API: the executor routes of the Seller API (pull, done, fail) with the
+ * defaults of docs/design.md#the-api-contract, and `GET /v1/seller/servers`, over a real HTTP
+ * server on 127.0.0.1. Ships with porter for `porter demo` and `porter sim`; tests and benchmarks
+ * drive it through the returned handle, and play faults on it through src/fakes/faults/.
  */
+
+/** The routes of the API. */
+export type SimRoute = 'pull' | 'done' | 'fail' | 'servers';
 
 export const SIM_TOKEN = 'gci_sim_0123456789abcdef';
 export const SIM_SERVER_ID = '1b4e28ba-2fa1-11d2-883f-0016d3cca427';
@@ -60,9 +62,31 @@ export interface SimRequest {
   readonly at: number;
   /** What was answered; 0 when the socket was destroyed without an answer. */
   readonly status: number;
+  /** The fault src/fakes/faults/ played on it, described. */
   readonly fault?: string;
   /** Arrived while a Retry-After given for this route and server was still running. */
   readonly retryAfterViolation?: boolean;
+}
+
+/**
+ * One request that passed the gate (token, plan, scope, server, budget), as the API serves it:
+ * src/fakes/faults/ serves some otherwise (an answer of its own, a delay, a reset).
+ */
+export interface ApiExchange {
+  readonly route: SimRoute;
+  readonly serverId: string | undefined;
+  /** Aborted when the API closes. */
+  readonly closing: AbortSignal;
+  /** What the API answers, the route's work done (a pull claims, a report settles), with the rate-limit headers. */
+  handle(): ApiAnswer;
+  /** An answer of the caller's own, the route's work not done, with the rate-limit headers. */
+  answer(status: number, body: string, contentType: string): ApiAnswer;
+  /** A problem+json answer, the route's work not done, with the rate-limit headers. */
+  problem(status: number, code: string, detail: string): ApiAnswer;
+  /** Records the request (with the fault played on it, described), then sends `answer`. */
+  send(answer: ApiAnswer, fault?: string): void;
+  /** Records the request unanswered (status 0), then destroys its socket. */
+  reset(fault?: string): void;
 }
 
 export interface FakeSellerApi {
@@ -86,12 +110,6 @@ export interface FakeSellerApi {
   setPlan(ok: boolean): void;
   /** Adds or changes a token's scopes; null revokes it. */
   setToken(token: string, scopes: readonly string[] | null): void;
-  /** Plays `fault` on the next `times` requests of `route` (optionally of one server only); `times: Infinity` until cleared. */
-  inject(route: SimRoute, fault: Fault, options?: { times?: number; serverId?: string }): void;
-  /** Drops the faults not played yet (of one server, when given). */
-  clearFaults(serverId?: string): void;
-  /** Spends `n` calls of a route's window, as the official connector would. */
-  spend(serverId: string, route: 'pull' | 'done' | 'fail', n: number): void;
   /** Calls left in the current window of a server's route. */
   remaining(serverId: string, route: 'pull' | 'done' | 'fail'): number;
   close(): Promise<void>;
@@ -117,7 +135,8 @@ function match(method: string, pathname: string): Matched | 'method' | undefined
   return method === expected ? found : 'method';
 }
 
-class Answer {
+/** An answer on its way: its headers may still be added to. */
+export class ApiAnswer {
   constructor(
     readonly status: number,
     readonly body: string | undefined,
@@ -125,7 +144,7 @@ class Answer {
   ) {}
 }
 
-function problem(status: number, code: string, detail: string, path: string, extra: Record<string, unknown> = {}): Answer {
+function problem(status: number, code: string, detail: string, path: string, extra: Record<string, unknown> = {}): ApiAnswer {
   const body = JSON.stringify({
     type: 'about:blank',
     title: code.toLowerCase().replace(/_/g, ' '),
@@ -136,11 +155,11 @@ function problem(status: number, code: string, detail: string, path: string, ext
     traceId: randomBytes(8).toString('hex'),
     ...extra,
   });
-  return new Answer(status, body, { 'content-type': 'application/problem+json' });
+  return new ApiAnswer(status, body, { 'content-type': 'application/problem+json' });
 }
 
-function json(status: number, text: string): Answer {
-  return new Answer(status, text, { 'content-type': 'application/json' });
+function json(status: number, text: string): ApiAnswer {
+  return new ApiAnswer(status, text, { 'content-type': 'application/json' });
 }
 
 function isJsonRequest(req: IncomingMessage): boolean {
@@ -159,27 +178,141 @@ async function readRequestBody(req: IncomingMessage): Promise<string> {
 }
 
 export async function startSellerApi(options: SellerApiOptions = {}): Promise<FakeSellerApi> {
-  const clock = options.clock ?? systemClock;
-  const tokens = new Map<string, readonly string[]>(Object.entries(options.tokens ?? { [SIM_TOKEN]: [EXECUTE, SERVERS_READ] }));
-  const servers = (options.servers ?? [SIM_SERVER_ID]).map((s) =>
-    typeof s === 'string'
-      ? { id: s, name: undefined, type: 'RCON' as const, rcon: undefined }
-      : { type: 'RCON' as const, rcon: undefined, ...s },
-  );
-  const known = new Set(servers.map((s) => s.id));
-  const windows = new FixedWindows(options.budget?.perWindow ?? 120, options.budget?.windowMs ?? 60_000);
-  const queue = new CommandQueue(options.idStart ?? 1n, options.processingTimeoutMs);
-  const faults = new FaultPlan();
-  const requests: SimRequest[] = [];
-  const lifetime = new AbortController();
-  let plan = options.plan ?? true;
-  let violations = 0;
-  let inFlight = 0;
-  let connections = 0;
+  const api = new SellerApiServer(options);
+  await api.listen();
+  return api;
+}
 
-  const idLiteral = (id: string) => (options.idAsString ? JSON.stringify(id) : id);
+interface ListedServer {
+  readonly id: string;
+  readonly name: string | undefined;
+  readonly type: 'RCON' | 'PLUGIN' | 'SCRIPT';
+  readonly rcon: { readonly host: string; readonly port: number } | undefined;
+}
 
-  function handlePull(serverId: string, body: string, req: IncomingMessage, path: string, claimed: { id?: string }): Answer {
+/** The simulated API; src/fakes/faults/ extends it to play faults in `serve`. */
+export class SellerApiServer implements FakeSellerApi {
+  protected readonly clock: Clock;
+  /** The budget windows, per `windowKey`. */
+  protected readonly windows: FixedWindows;
+  readonly requests: SimRequest[] = [];
+  readonly #options: SellerApiOptions;
+  readonly #tokens: Map<string, readonly string[]>;
+  readonly #servers: readonly ListedServer[];
+  readonly #known: ReadonlySet<string>;
+  readonly #queue: CommandQueue;
+  readonly #lifetime = new AbortController();
+  readonly #server: Server;
+  #plan: boolean;
+  #violations = 0;
+  #inFlight = 0;
+  #connections = 0;
+  #port = 0;
+
+  constructor(options: SellerApiOptions) {
+    this.#options = options;
+    this.clock = options.clock ?? systemClock;
+    this.#tokens = new Map(Object.entries(options.tokens ?? { [SIM_TOKEN]: [EXECUTE, SERVERS_READ] }));
+    this.#servers = (options.servers ?? [SIM_SERVER_ID]).map((s) =>
+      typeof s === 'string'
+        ? { id: s, name: undefined, type: 'RCON' as const, rcon: undefined }
+        : { name: undefined, type: 'RCON' as const, rcon: undefined, ...s },
+    );
+    this.#known = new Set(this.#servers.map((s) => s.id));
+    this.windows = new FixedWindows(options.budget?.perWindow ?? 120, options.budget?.windowMs ?? 60_000);
+    this.#queue = new CommandQueue(options.idStart ?? 1n, options.processingTimeoutMs);
+    this.#plan = options.plan ?? true;
+    this.#server = createServer((req, res) => {
+      this.#inFlight++;
+      this.#handle(req, res)
+        .catch((error: unknown) => {
+          if (!res.headersSent && !res.destroyed) send(res, problem(500, 'INTERNAL_ERROR', (error as Error).message, req.url ?? ''));
+        })
+        .finally(() => {
+          this.#inFlight--;
+        });
+    });
+    this.#server.on('connection', () => {
+      this.#connections++;
+    });
+  }
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.#options.port ?? 0, '127.0.0.1', () => {
+        this.#server.off('error', reject);
+        resolve();
+      });
+    });
+    this.#port = (this.#server.address() as AddressInfo).port;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.#port}`;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  enqueue(serverId: string, input: EnqueueInput): string {
+    if (!this.#known.has(serverId)) throw new Error(`fake Seller API: unknown server ${serverId}; pass it in options.servers`);
+    return this.#queue.enqueue(serverId, input, this.clock.now());
+  }
+
+  commands(): SimCommand[] {
+    return this.#queue.list(this.clock.now());
+  }
+
+  get retryAfterViolations(): number {
+    return this.#violations;
+  }
+
+  get claimedCount(): number {
+    return this.#queue.claimedCount;
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  get connections(): number {
+    return this.#connections;
+  }
+
+  setPlan(ok: boolean): void {
+    this.#plan = ok;
+  }
+
+  setToken(token: string, scopes: readonly string[] | null): void {
+    if (scopes === null) this.#tokens.delete(token);
+    else this.#tokens.set(token, scopes);
+  }
+
+  remaining(serverId: string, route: 'pull' | 'done' | 'fail'): number {
+    return this.windows.remaining(windowKey(serverId, route), this.clock.now());
+  }
+
+  async close(): Promise<void> {
+    this.#lifetime.abort();
+    await new Promise<void>((resolve) => {
+      this.#server.close(() => resolve());
+      this.#server.closeAllConnections();
+    });
+  }
+
+  /** Serves a request past the gate as the API does: the route's work and its answer. */
+  protected serve(exchange: ApiExchange): Promise<void> {
+    exchange.send(exchange.handle());
+    return Promise.resolve();
+  }
+
+  #idLiteral(id: string): string {
+    return this.#options.idAsString ? JSON.stringify(id) : id;
+  }
+
+  #handlePull(serverId: string, body: string, req: IncomingMessage, path: string, claimed: { id?: string }): ApiAnswer {
     if (!isJsonRequest(req)) return problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', path);
     let identifiers: unknown;
     try {
@@ -198,13 +331,13 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
         errors: [{ code: 'Size', field: 'onlineIdentifiers', message: `size must be at most ${MAX_IDENTIFIERS}` }],
       });
     }
-    const outcome = queue.pull(serverId, online, clock.now());
-    if (outcome.kind !== 'claimed') return new Answer(204, undefined);
+    const outcome = this.#queue.pull(serverId, online, this.clock.now());
+    if (outcome.kind !== 'claimed') return new ApiAnswer(204, undefined);
     claimed.id = outcome.id;
-    return json(200, `{"id":${idLiteral(outcome.id)},"command":${JSON.stringify(outcome.command) ?? 'null'}}`);
+    return json(200, `{"id":${this.#idLiteral(outcome.id)},"command":${JSON.stringify(outcome.command) ?? 'null'}}`);
   }
 
-  function handleReport(route: 'done' | 'fail', serverId: string, id: string, body: string, req: IncomingMessage, path: string): Answer {
+  #handleReport(route: 'done' | 'fail', serverId: string, id: string, body: string, req: IncomingMessage, path: string): ApiAnswer {
     let error: string | undefined;
     if (route === 'fail') {
       if (!isJsonRequest(req)) return problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', path);
@@ -220,38 +353,54 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
         });
       }
     }
-    const status = queue.report(serverId, id, route, error, clock.now());
+    const status = this.#queue.report(serverId, id, route, error, this.clock.now());
     if (status === 404) return problem(404, 'COMMAND_NOT_FOUND', `command ${id} does not exist for this server`, path);
     if (status === 409) return problem(409, 'COMMAND_NOT_PROCESSING', `command ${id} is not PROCESSING`, path);
-    return json(200, `{"id":${idLiteral(id)},"status":"${route === 'done' ? 'EXECUTED' : 'FAILED'}"}`);
+    return json(200, `{"id":${this.#idLiteral(id)},"status":"${route === 'done' ? 'EXECUTED' : 'FAILED'}"}`);
+  }
+
+  #listServers(): ApiAnswer {
+    return json(
+      200,
+      JSON.stringify(
+        this.#servers.map((s) => ({
+          id: s.id,
+          name: s.name ?? `server ${s.id.slice(0, 8)}`,
+          type: s.type,
+          createdAt: '2024-01-01T00:00:00Z',
+          // Seller API 2.6: rcon {host, port} only for RCON servers, never the password.
+          ...(s.type === 'RCON' && { rcon: s.rcon ?? { host: '127.0.0.1', port: 25575 } }),
+        })),
+      ),
+    );
   }
 
   /** Authentication, plan, scope, server, rate limit: the order a real API gateway would check. */
-  function gate(
+  #gate(
     found: Matched,
     req: IncomingMessage,
     path: string,
     at: number,
     record: { violation: boolean },
-  ): Answer | { limitHeaders: Record<string, string> } {
+  ): ApiAnswer | { limitHeaders: Record<string, string> } {
     const auth = req.headers.authorization ?? '';
     const token = /^Bearer (.+)$/.exec(auth)?.[1];
-    const scopes = token === undefined ? undefined : tokens.get(token);
+    const scopes = token === undefined ? undefined : this.#tokens.get(token);
     if (!scopes) return problem(401, 'INVALID_INTEGRATION_TOKEN', 'the integration token is missing, wrong or was regenerated', path);
-    if (!plan) return problem(402, 'PLAN_FEATURE_REQUIRED', "the store's plan does not include API access", path);
+    if (!this.#plan) return problem(402, 'PLAN_FEATURE_REQUIRED', "the store's plan does not include API access", path);
     const needed = found.route === 'servers' ? SERVERS_READ : EXECUTE;
     if (!scopes.includes(needed)) {
       return problem(403, 'INTEGRATION_SCOPE_MISSING', `the token lacks the scope ${needed}`, path, { requiredScope: [needed] });
     }
-    if (found.serverId !== undefined && !known.has(found.serverId)) {
+    if (found.serverId !== undefined && !this.#known.has(found.serverId)) {
       return problem(404, 'SERVER_NOT_FOUND', `server ${found.serverId} does not exist in this store`, path);
     }
-    const key = found.route === 'servers' ? `token:${token}|servers` : `${found.serverId}|${found.route}`;
-    if (windows.isEarly(key, at)) {
+    const key = found.route === 'servers' ? `token:${token}|servers` : windowKey(found.serverId, found.route);
+    if (this.windows.isEarly(key, at)) {
       record.violation = true;
-      violations++;
+      this.#violations++;
     }
-    const check = windows.check(key, at);
+    const check = this.windows.check(key, at);
     const limitHeaders = { 'x-ratelimit-limit': String(check.limit), 'x-ratelimit-remaining': String(check.remaining) };
     if (!check.allowed) {
       const answer = problem(429, 'RATE_LIMIT_ERROR', 'route budget reached', path, { retryAfterSeconds: check.retryAfterSeconds });
@@ -261,17 +410,8 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
     return { limitHeaders };
   }
 
-  function send(res: ServerResponse, answer: Answer): void {
-    if (res.destroyed) return;
-    res.writeHead(
-      answer.status,
-      answer.body === undefined ? answer.headers : { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) },
-    );
-    res.end(answer.body);
-  }
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const at = clock.now();
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const at = this.clock.now();
     const url = new URL(req.url ?? '/', 'http://sim');
     const path = url.pathname;
     let body: string;
@@ -287,164 +427,65 @@ export async function startSellerApi(options: SellerApiOptions = {}): Promise<Fa
         found === 'method'
           ? problem(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed here`, path)
           : problem(404, 'NOT_FOUND', `no route ${path}`, path);
-      requests.push({ route: 'unknown', serverId: undefined, commandId: undefined, at, status: answer.status });
+      this.requests.push({ route: 'unknown', serverId: undefined, commandId: undefined, at, status: answer.status });
       send(res, answer);
       return;
     }
     const record = { violation: false };
     const claimed: { id?: string } = {};
-    const finish = (status: number, fault?: Fault) => {
-      requests.push({
+    const finish = (status: number, fault?: string) => {
+      this.requests.push({
         route: found.route,
         serverId: found.serverId,
         commandId: found.commandId ?? claimed.id,
         at,
         status,
-        ...(fault === undefined ? {} : { fault: describeFault(fault) }),
+        ...(fault === undefined ? {} : { fault }),
         ...(record.violation ? { retryAfterViolation: true } : {}),
       });
     };
 
-    const gated = gate(found, req, path, at, record);
-    if (gated instanceof Answer) {
+    const gated = this.#gate(found, req, path, at, record);
+    if (gated instanceof ApiAnswer) {
       finish(gated.status);
       send(res, gated);
       return;
     }
-    const withLimits = (answer: Answer) => {
+    const withLimits = (answer: ApiAnswer) => {
       Object.assign(answer.headers, gated.limitHeaders);
       return answer;
     };
-
-    const fault = faults.take(found.route, found.serverId);
-    if (fault === 'reset') {
-      finish(0, fault);
-      req.socket.destroy();
-      return;
-    }
-    if (fault === '500' || fault === '503') {
-      const answer = withLimits(
-        problem(Number(fault), fault === '500' ? 'INTERNAL_ERROR' : 'SERVICE_UNAVAILABLE', 'simulated failure', path),
-      );
-      finish(answer.status, fault);
-      send(res, answer);
-      return;
-    }
-    if (fault === 'malformed') {
-      finish(200, fault);
-      send(res, withLimits(json(200, '{"id": 12, "command": "say hel')));
-      return;
-    }
-    if (typeof fault === 'object' && 'body' in fault) {
-      const answer = withLimits(new Answer(fault.status ?? 200, fault.body, { 'content-type': fault.contentType ?? 'application/json' }));
-      Object.assign(answer.headers, fault.headers);
-      finish(answer.status, fault);
-      send(res, answer);
-      return;
-    }
-    if (typeof fault === 'object' && 'delay' in fault) {
-      try {
-        await clock.sleep(fault.delay, lifetime.signal);
-      } catch {
-        return; // closing
-      }
-    }
-
-    const answer = withLimits(
-      found.route === 'pull'
-        ? handlePull(found.serverId, body, req, path, claimed)
-        : found.route === 'servers'
-          ? json(
-              200,
-              JSON.stringify(
-                servers.map((s) => ({
-                  id: s.id,
-                  name: s.name ?? `server ${s.id.slice(0, 8)}`,
-                  type: s.type,
-                  createdAt: '2024-01-01T00:00:00Z',
-                  // Seller API 2.6: rcon {host, port} only for RCON servers, never the password.
-                  ...(s.type === 'RCON' && { rcon: s.rcon ?? { host: '127.0.0.1', port: 25575 } }),
-                })),
-              ),
-            )
-          : handleReport(found.route, found.serverId, found.commandId, body, req, path),
-    );
-    if (typeof fault === 'object' && 'headers' in fault) Object.assign(answer.headers, fault.headers);
-    if (fault === 'claim-then-reset') {
-      finish(0, fault);
-      req.socket.destroy();
-      return;
-    }
-    finish(answer.status, fault);
-    send(res, answer);
-  }
-
-  const server = createServer((req, res) => {
-    inFlight++;
-    handle(req, res)
-      .catch((error: unknown) => {
-        if (!res.headersSent && !res.destroyed) send(res, problem(500, 'INTERNAL_ERROR', (error as Error).message, req.url ?? ''));
-      })
-      .finally(() => {
-        inFlight--;
-      });
-  });
-  server.on('connection', () => {
-    connections++;
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
+    await this.serve({
+      route: found.route,
+      serverId: found.serverId,
+      closing: this.#lifetime.signal,
+      handle: () =>
+        withLimits(
+          found.route === 'pull'
+            ? this.#handlePull(found.serverId, body, req, path, claimed)
+            : found.route === 'servers'
+              ? this.#listServers()
+              : this.#handleReport(found.route, found.serverId, found.commandId, body, req, path),
+        ),
+      answer: (status, text, contentType) => withLimits(new ApiAnswer(status, text, { 'content-type': contentType })),
+      problem: (status, code, detail) => withLimits(problem(status, code, detail, path)),
+      send: (answer, fault) => {
+        finish(answer.status, fault);
+        send(res, answer);
+      },
+      reset: (fault) => {
+        finish(0, fault);
+        req.socket.destroy();
+      },
     });
-  });
-  const port = (server.address() as AddressInfo).port;
+  }
+}
 
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    enqueue(serverId, input) {
-      if (!known.has(serverId)) throw new Error(`fake Seller API: unknown server ${serverId}; pass it in options.servers`);
-      return queue.enqueue(serverId, input, clock.now());
-    },
-    commands: () => queue.list(clock.now()),
-    requests,
-    get retryAfterViolations() {
-      return violations;
-    },
-    get claimedCount() {
-      return queue.claimedCount;
-    },
-    get inFlight() {
-      return inFlight;
-    },
-    get connections() {
-      return connections;
-    },
-    setPlan(ok) {
-      plan = ok;
-    },
-    setToken(token, scopes) {
-      if (scopes === null) tokens.delete(token);
-      else tokens.set(token, scopes);
-    },
-    inject(route, fault, injectOptions) {
-      faults.add(route, fault, injectOptions);
-    },
-    clearFaults(serverId) {
-      faults.clear(serverId);
-    },
-    spend(serverId, route, n) {
-      windows.spend(`${serverId}|${route}`, n, clock.now());
-    },
-    remaining: (serverId, route) => windows.remaining(`${serverId}|${route}`, clock.now()),
-    async close() {
-      lifetime.abort();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    },
-  };
+function send(res: ServerResponse, answer: ApiAnswer): void {
+  if (res.destroyed) return;
+  res.writeHead(
+    answer.status,
+    answer.body === undefined ? answer.headers : { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) },
+  );
+  res.end(answer.body);
 }

@@ -10,7 +10,8 @@ import { runZomboidCommand } from './rcon-zomboid-commands.js';
 import { SimListener, type SimPlace } from './sim-listener.js';
 
 /**
- * A fake RCON game server on 127.0.0.1 for `porter demo` and the tests. Minecraft flavour copies
+ * A fake RCON game server on 127.0.0.1 for `porter demo`, `porter sim` and the tests (which play
+ * faults on it through src/fakes/faults/rcon-server.ts). Minecraft flavour copies
  * vanilla's RconClient thread (net.minecraft.server.rcon.thread.RconClient): one blocking read of
  * up to 1,460 bytes per packet and the connection closed when that read is not exactly one
  * packet; answers split every 4,096 characters, each fragment its own packet with the request id
@@ -45,26 +46,18 @@ export interface ExecutedCommand {
   answeredAt?: number;
 }
 
-/**
- * Faults for the next command that is not a query:
- * - hang: runs it, never answers and reads nothing more on that connection (a stuck server);
- * - close-before-answer: runs it, then drops the connection without answering;
- * - close-after-answer: runs it, answers, then closes the connection;
- * - close-without-running: drops the connection on receipt; the command does not run.
- * - flood: runs it, then sends answer fragments for it without end (never answering a probe,
- *   reading nothing more) until the client drops the connection: a broken or hostile server.
- *   Fragments carry the request id (id 0 in the id0 flavour) and are written as fast as the
- *   client reads them, never faster, so the flood costs the sim no memory.
- */
-export type RconFault = 'hang' | 'close-before-answer' | 'close-after-answer' | 'close-without-running' | 'flood';
-
-interface HandlerContext {
-  readonly flavour: RconFlavour;
-  readonly online: readonly string[];
+/** One command on one connection, as the server serves it (src/fakes/faults/ serves some otherwise). */
+export interface RconExchange {
+  readonly command: string;
+  /** The id its answer carries (0 in the id0 flavour). */
+  readonly replyId: number;
+  /** The connection it came in on. */
+  readonly socket: Socket;
+  /** Runs the command: records it in `executed`, and works out its answer. */
+  run(): { readonly answer: SimAnswer; readonly ran: ExecutedCommand };
+  /** Sends `text` as the answer to `ran`, in the packets of the flavour; false when the connection is gone. */
+  send(ran: ExecutedCommand, text: string): boolean;
 }
-
-/** Overrides the answer to a command; return undefined to fall back to the built-in game semantics. */
-export type RconCommandHandler = (command: string, context: HandlerContext) => string | SimAnswer | undefined;
 
 export interface FakeRconServer {
   readonly host: string;
@@ -82,19 +75,11 @@ export interface FakeRconServer {
   readonly framingViolations: number;
   /** Most commands ever received on one connection before the previous one was answered. */
   readonly maxInFlight: number;
-  /** Answer bytes (packets included) written by `flood` faults, all connections together. */
-  readonly floodedBytes: number;
   online(): string[];
   setOnline(names: readonly string[]): void;
   join(name: string): void;
   leave(name: string): void;
-  failNext(kind: RconFault): void;
-  setHandler(handler: RconCommandHandler | undefined): void;
   setPassword(password: string): void;
-  /** Answers each login only after `ms` (0: at once): a game server busy loading, or a host under load. */
-  setLoginDelay(ms: number): void;
-  /** Answers every command (player listings too) only after `ms` more (0: as usual): a lagging server. */
-  setAnswerDelay(ms: number): void;
   /** Stops listening and drops every connection, keeping state: the game server is down. */
   down(): Promise<void>;
   /** Listens again on the same port. */
@@ -113,25 +98,24 @@ const MINECRAFT_FRAGMENT_CHARS = 4096;
 const SRCDS_EXTRA_BODY = Buffer.from([0x00, 0x01, 0x00, 0x00]);
 
 export async function startRconServer(options: RconServerOptions): Promise<FakeRconServer> {
-  const server = new FakeRconServerImpl(options);
+  const server = new RconServer(options);
   await server.up();
   return server;
 }
 
-class FakeRconServerImpl extends SimListener<RconServerOptions> implements FakeRconServer {
+/**
+ * The server. Its connections call `login`, `serve` and `answerFor`, the seams
+ * src/fakes/faults/rcon-server.ts overrides to hold logins and answers back and to play faults.
+ */
+export class RconServer extends SimListener<RconServerOptions> implements FakeRconServer {
   readonly flavour: RconFlavour;
   readonly game: 'zomboid' | undefined;
   readonly executed: ExecutedCommand[] = [];
   readonly world: MinecraftWorld;
-  readonly #faults: RconFault[] = [];
   #password: string;
-  #loginDelayMs = 0;
-  #answerDelayMs = 0;
-  #handler: RconCommandHandler | undefined;
   totalConnections = 0;
   framingViolations = 0;
   maxInFlight = 0;
-  floodedBytes = 0;
 
   constructor(options: RconServerOptions) {
     super(options, 'fake RCON server');
@@ -143,10 +127,6 @@ class FakeRconServerImpl extends SimListener<RconServerOptions> implements FakeR
 
   get connections(): number {
     return this.openSockets;
-  }
-
-  get password(): string {
-    return this.#password;
   }
 
   get logger(): Logger | undefined {
@@ -169,34 +149,13 @@ class FakeRconServerImpl extends SimListener<RconServerOptions> implements FakeR
     this.world.players.leave(name);
   }
 
-  failNext(kind: RconFault): void {
-    this.#faults.push(kind);
-  }
-
-  setHandler(handler: RconCommandHandler | undefined): void {
-    this.#handler = handler;
-  }
-
   setPassword(password: string): void {
     this.#password = password;
   }
 
-  setLoginDelay(ms: number): void {
-    this.#loginDelayMs = ms;
-  }
-
-  setAnswerDelay(ms: number): void {
-    this.#answerDelayMs = ms;
-  }
-
-  get answerDelayMs(): number {
-    return this.#answerDelayMs;
-  }
-
-  /** Resolves once a login may be answered. */
-  async loginPause(): Promise<void> {
-    // Unref'd: a login held this long must not keep a test process alive once everything else closed.
-    if (this.#loginDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#loginDelayMs).unref());
+  /** Whether a login with `password` succeeds: it is the server's password now. */
+  login(password: string): Promise<boolean> {
+    return Promise.resolve(password !== '' && password === this.#password);
   }
 
   override async up(): Promise<void> {
@@ -208,9 +167,21 @@ class FakeRconServerImpl extends SimListener<RconServerOptions> implements FakeR
     return createServer((socket) => this.#accept(socket));
   }
 
-  /** Fault for this command, if it is one that faults apply to. */
-  takeFault(command: string): RconFault | undefined {
-    return isQueryCommand(command) ? undefined : this.#faults.shift();
+  /** Serves one command: runs it, then answers once the answer is due. True: the connection reads on. */
+  async serve(exchange: RconExchange): Promise<boolean> {
+    const { answer, ran } = exchange.run();
+    return this.reply(exchange, ran, answer);
+  }
+
+  /** Answers `ran` once its answer is due; false when the connection is gone by then. */
+  async reply(exchange: RconExchange, ran: ExecutedCommand, answer: SimAnswer): Promise<boolean> {
+    await this.answerDue(answer);
+    return exchange.send(ran, answer.text);
+  }
+
+  /** Resolves when `answer` is due: at once, or after a slow command's delay. */
+  async answerDue(answer: SimAnswer): Promise<void> {
+    if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
   }
 
   /** Runs a command: records it, then computes the answer. */
@@ -218,7 +189,7 @@ class FakeRconServerImpl extends SimListener<RconServerOptions> implements FakeR
     const ran: ExecutedCommand = { command, at: this.now(), query: isQueryCommand(command), connection };
     this.executed.push(ran);
     this.logger?.debug({ command, connection }, 'fake RCON server ran a command');
-    return { answer: this.#answer(command), ran };
+    return { answer: this.answerFor(command), ran };
   }
 
   /** Called once an answer to `ran` was handed to the socket. */
@@ -226,9 +197,8 @@ class FakeRconServerImpl extends SimListener<RconServerOptions> implements FakeR
     ran.answeredAt = this.now();
   }
 
-  #answer(command: string): SimAnswer {
-    const custom = this.#handler?.(command, { flavour: this.flavour, online: this.online() });
-    if (custom !== undefined) return typeof custom === 'string' ? { text: custom } : custom;
+  /** What the game answers to `command`. */
+  answerFor(command: string): SimAnswer {
     const sim = runSimCommand(command);
     if (sim) return sim;
     if (this.game === 'zomboid') return runZomboidCommand(command, this.world.players);
@@ -252,7 +222,7 @@ class FakeRconServerImpl extends SimListener<RconServerOptions> implements FakeR
 
 /** One client connection; processes requests strictly one after another, as the real servers do. */
 class SimConnection {
-  readonly #server: FakeRconServerImpl;
+  readonly #server: RconServer;
   readonly #socket: Socket;
   readonly #number: number;
   /** Counts commands received vs answered, independent of how the flavour reads. */
@@ -266,7 +236,7 @@ class SimConnection {
   #authed = false;
   #busy = false;
 
-  constructor(server: FakeRconServerImpl, socket: Socket, number: number) {
+  constructor(server: RconServer, socket: Socket, number: number) {
     this.#server = server;
     this.#socket = socket;
     this.#number = number;
@@ -347,8 +317,7 @@ class SimConnection {
       });
     }
     if (type === PacketType.AUTH) {
-      await this.#server.loginPause();
-      this.#authed = body !== '' && body === this.#server.password;
+      this.#authed = await this.#server.login(body);
       if (this.#authed) this.#send(id, PacketType.AUTH_RESPONSE, '');
       else this.#refuseLogin();
       return true;
@@ -362,8 +331,7 @@ class SimConnection {
     const replyId = (id: number) => (id0 ? 0 : id);
     const body = bodyText(packet.body);
     if (packet.type === PacketType.AUTH) {
-      await this.#server.loginPause();
-      this.#authed = body !== '' && body === this.#server.password;
+      this.#authed = await this.#server.login(body);
       if (!id0) this.#send(packet.id, PacketType.RESPONSE_VALUE, '');
       if (this.#authed) this.#send(replyId(packet.id), PacketType.AUTH_RESPONSE, '');
       else this.#refuseLogin();
@@ -399,47 +367,21 @@ class SimConnection {
     return true;
   }
 
-  async #runCommand(replyId: number, command: string, answer: (text: string) => void): Promise<boolean> {
-    const fault = this.#server.takeFault(command);
-    if (fault === 'close-without-running') {
-      this.#socket.destroy();
-      return false;
-    }
-    const { answer: result, ran } = this.#server.run(command, this.#number);
-    if (fault === 'hang') return false;
-    if (fault === 'flood') {
-      await this.#flood(replyId);
-      return false;
-    }
-    if (fault === 'close-before-answer') {
-      this.#socket.destroy();
-      return false;
-    }
-    if (result.after) await result.after.catch(() => undefined);
-    const delayMs = (result.delayMs ?? 0) + this.#server.answerDelayMs;
-    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    if (this.#socket.destroyed) return false;
-    answer(result.text);
-    this.#server.answered(ran);
-    this.#answered += 1;
-    if (fault === 'close-after-answer') {
-      this.#socket.destroySoon();
-      return false;
-    }
-    return true;
-  }
-
-  /** Full-size fragments with `replyId` until the socket is gone, waiting for 'drain' when the client reads slower. */
-  async #flood(replyId: number): Promise<void> {
-    const fragment = encodePacket(replyId, PacketType.RESPONSE_VALUE, 'x'.repeat(SPEC_MAX_BODY_BYTES));
-    const socket = this.#socket;
-    const gone = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    while (!socket.destroyed && socket.writable) {
-      this.#server.floodedBytes += fragment.length;
-      if (!socket.write(fragment)) {
-        await Promise.race([new Promise<void>((resolve) => socket.once('drain', () => resolve())), gone]);
-      }
-    }
+  /** False when the connection must read nothing more (it hangs or is gone). */
+  #runCommand(replyId: number, command: string, answer: (text: string) => void): Promise<boolean> {
+    return this.#server.serve({
+      command,
+      replyId,
+      socket: this.#socket,
+      run: () => this.#server.run(command, this.#number),
+      send: (ran, text) => {
+        if (this.#socket.destroyed) return false;
+        answer(text);
+        this.#server.answered(ran);
+        this.#answered += 1;
+        return true;
+      },
+    });
   }
 
   #refuseLogin(): void {

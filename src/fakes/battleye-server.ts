@@ -7,8 +7,9 @@ import { BattlEyeRoster, type SimBattlEyePlayer } from './battleye-roster.js';
 import { isQueryCommand } from './rcon-answers.js';
 
 /**
- * A fake BattlEye RCon server (DayZ, Arma 3) on 127.0.0.1 over UDP, for `porter demo` and the
- * tests. From BattlEye's BERConProtocol.txt: a login answered `0x00 0x01` or `0x00 0x00`, and not
+ * A fake BattlEye RCon server (DayZ, Arma 3) on 127.0.0.1 over UDP, for `porter demo`, `porter sim`
+ * and the tests (which lose its datagrams and play faults on it through
+ * src/fakes/faults/battleye-server.ts). From BattlEye's BERConProtocol.txt: a login answered `0x00 0x01` or `0x00 0x00`, and not
  * at all while RCon is disabled (empty password); commands answered with their sequence number,
  * long answers split into parts that each carry `0x00 total index`; every server message sent
  * again every 2 s until acknowledged, and a client that has not acknowledged one after 5 sends
@@ -32,6 +33,11 @@ export interface BattlEyeServerOptions {
   /** Answer text per datagram; longer answers are split. */
   readonly partBytes?: number;
   readonly logger?: Logger;
+  /**
+   * A server-side mod's commands, answered before the game's own (vanilla DayZ gives no item over
+   * RCon: stores deliver through a mod). Undefined from it: the game's answer.
+   */
+  readonly mod?: BattlEyeCommandHandler;
 }
 
 export interface BattlEyeExecuted {
@@ -44,18 +50,10 @@ export interface BattlEyeExecuted {
 }
 
 /**
- * Faults for the next command that is not a query (or, aimed at `empty command`, the next empty
- * command: a keepalive, a probe, a recheck):
- * - drop-command: its datagram is lost on the way in; it does not run (nor count as a command);
- * - drop-answer: it runs, and every datagram of its answer is lost.
+ * Which datagram of a command the network loses: `command`, its datagram on the way in (it does
+ * not run, nor count as a command); `answer`, every datagram of its answer (it runs).
  */
-export type BattlEyeFault = 'drop-command' | 'drop-answer';
-
-/** What a fault is aimed at: the next delivery command, or the next empty command. */
-export type BattlEyeFaultTarget = 'command' | 'empty command';
-
-/** How the parts of a split answer go out. */
-export type PartOrder = 'in-order' | 'reversed' | 'duplicated';
+export type BattlEyeLoss = 'command' | 'answer';
 
 export type BattlEyeCommandHandler = (command: string, roster: BattlEyeRoster) => string | BattlEyeAnswer | undefined;
 
@@ -72,14 +70,7 @@ export interface FakeBattlEyeServer {
   readonly unacknowledged: number;
   join(player: string | SimBattlEyePlayer): void;
   leave(name: string): void;
-  failNext(fault: BattlEyeFault, target?: BattlEyeFaultTarget): void;
-  setPartOrder(order: PartOrder): void;
-  setHandler(handler: BattlEyeCommandHandler | undefined): void;
   setPassword(password: string): void;
-  /** Stops answering anything (datagrams in are ignored, nothing goes out) until `silent(false)`. */
-  silent(on: boolean): void;
-  /** Loses each datagram in and out with these odds (0 to 1); `random` defaults to Math.random. */
-  setLoss(loss: { readonly in?: number; readonly out?: number }, random?: () => number): void;
   /** A server message to every logged-in client, retried until acknowledged. */
   broadcast(text: string): void;
   /** Forgets every login, as BattlEye does when it restarts: clients get no answers until they log in again. */
@@ -130,12 +121,17 @@ interface Client {
 }
 
 export async function startBattlEyeServer(options: BattlEyeServerOptions): Promise<FakeBattlEyeServer> {
-  const server = new FakeBattlEyeServerImpl(options);
+  const server = new BattlEyeServer(options);
   await server.up();
   return server;
 }
 
-class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
+/**
+ * The server. `passes`, `lost`, `order` and `answerFor` are the seams
+ * src/fakes/faults/battleye-server.ts overrides to lose datagrams, shuffle parts and answer a
+ * test's commands.
+ */
+export class BattlEyeServer implements FakeBattlEyeServer {
   readonly host: string;
   readonly executed: BattlEyeExecuted[] = [];
   readonly roster: BattlEyeRoster;
@@ -155,16 +151,10 @@ class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
   readonly #partBytes: number;
   readonly #logger: Logger | undefined;
   readonly #clients = new Map<string, Client>();
-  readonly #faults: BattlEyeFault[] = [];
-  readonly #emptyFaults: BattlEyeFault[] = [];
+  readonly #mod: BattlEyeCommandHandler | undefined;
   #socket: Socket | undefined;
   #port: number;
   #password: string;
-  #handler: BattlEyeCommandHandler | undefined;
-  #partOrder: PartOrder = 'in-order';
-  #silent = false;
-  #loss = { in: 0, out: 0 };
-  #random: () => number = Math.random;
   #logins = 0;
   #closed = false;
 
@@ -175,6 +165,7 @@ class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
     this.#clock = options.clock ?? systemClock;
     this.#partBytes = options.partBytes ?? 1000;
     this.#logger = options.logger;
+    this.#mod = options.mod;
     this.roster = new BattlEyeRoster(options.players ?? []);
   }
 
@@ -203,29 +194,30 @@ class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
     if (seat) this.broadcast(`Player #${seat.slot} ${seat.name} disconnected`);
   }
 
-  failNext(fault: BattlEyeFault, target: BattlEyeFaultTarget = 'command'): void {
-    (target === 'command' ? this.#faults : this.#emptyFaults).push(fault);
-  }
-
-  setPartOrder(order: PartOrder): void {
-    this.#partOrder = order;
-  }
-
-  setHandler(handler: BattlEyeCommandHandler | undefined): void {
-    this.#handler = handler;
-  }
-
   setPassword(password: string): void {
     this.#password = password;
   }
 
-  silent(on: boolean): void {
-    this.#silent = on;
+  /** Whether a datagram in or out gets through: every one, on loopback. */
+  passes(_direction: 'in' | 'out'): boolean {
+    return true;
   }
 
-  setLoss(loss: { readonly in?: number; readonly out?: number }, random: () => number = Math.random): void {
-    this.#loss = { in: loss.in ?? 0, out: loss.out ?? 0 };
-    this.#random = random;
+  /** Which datagram of `command` ('': an empty command, a keepalive) is lost: none, on loopback. */
+  lost(_command: string): BattlEyeLoss | undefined {
+    return undefined;
+  }
+
+  /** The datagrams of a split answer, in the order they go out: in order. */
+  order(parts: Buffer[]): Buffer[] {
+    return parts;
+  }
+
+  /** What `command` answers: the mod's answer, else the game's. */
+  answerFor(command: string, adminId: number): BattlEyeAnswer {
+    const own = this.#mod?.(command, this.roster);
+    if (own === undefined) return runBattlEyeCommand(command, this.roster, adminId);
+    return typeof own === 'string' ? { text: own } : own;
   }
 
   broadcast(text: string): void {
@@ -266,7 +258,7 @@ class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
   }
 
   #onDatagram(datagram: Buffer, from: RemoteInfo): void {
-    if (this.#silent || this.#lost('in')) {
+    if (!this.passes('in')) {
       this.stats.ignored += 1;
       return;
     }
@@ -295,8 +287,8 @@ class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
       this.stats.acks += 1;
       return;
     }
-    const emptyFault = packet.body.length === 0 ? this.#emptyFaults.shift() : undefined;
-    if (emptyFault === 'drop-command') {
+    const emptyLoss = packet.body.length === 0 ? this.lost('') : undefined;
+    if (emptyLoss === 'command') {
       this.stats.ignored += 1;
       return;
     }
@@ -310,7 +302,7 @@ class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
     const command = packet.body.toString('utf8');
     if (command === '') {
       this.stats.keepalives += 1;
-      if (emptyFault !== 'drop-answer') this.#sendTo(client, encodeAnswer(packet.seq, Buffer.alloc(0)));
+      if (emptyLoss !== 'answer') this.#sendTo(client, encodeAnswer(packet.seq, Buffer.alloc(0)));
       return;
     }
     this.#run(client, packet.seq, command);
@@ -345,22 +337,15 @@ class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
   }
 
   #run(client: Client, seq: number, command: string): void {
-    const query = isQueryCommand(command);
-    const fault = query ? undefined : this.#faults.shift();
-    if (fault === 'drop-command') {
+    const loss = this.lost(command);
+    if (loss === 'command') {
       this.stats.ignored += 1;
       return;
     }
-    this.executed.push({ command, at: this.#clock.now(), query, client: client.number });
+    this.executed.push({ command, at: this.#clock.now(), query: isQueryCommand(command), client: client.number });
     this.#logger?.debug({ command, client: client.number }, 'fake BattlEye server ran a command');
-    const custom = this.#handler?.(command, this.roster);
-    const answer =
-      custom === undefined
-        ? runBattlEyeCommand(command, this.roster, client.adminId)
-        : typeof custom === 'string'
-          ? { text: custom }
-          : custom;
-    if (fault !== 'drop-answer') for (const part of this.#parts(seq, Buffer.from(answer.text, 'utf8'))) this.#sendTo(client, part);
+    const answer = this.answerFor(command, client.adminId);
+    if (loss !== 'answer') for (const part of this.#parts(seq, Buffer.from(answer.text, 'utf8'))) this.#sendTo(client, part);
     for (const message of answer.messages ?? []) this.broadcast(message);
   }
 
@@ -372,9 +357,7 @@ class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
     for (let index = 0; index < total; index += 1) {
       parts.push(encodeAnswer(seq, body.subarray(index * this.#partBytes, (index + 1) * this.#partBytes), { total, index }));
     }
-    if (this.#partOrder === 'reversed') return parts.reverse();
-    if (this.#partOrder === 'duplicated') return parts.flatMap((part) => [part, part]);
-    return parts;
+    return this.order(parts);
   }
 
   /** Sends a server message and keeps sending it every 2 s until acknowledged; the fifth unacknowledged send drops the client. */
@@ -413,12 +396,7 @@ class FakeBattlEyeServerImpl implements FakeBattlEyeServer {
   }
 
   #sendTo(to: { readonly address: string; readonly port: number }, datagram: Buffer): void {
-    if (this.#silent || this.#lost('out') || !this.#socket) return;
+    if (!this.passes('out') || !this.#socket) return;
     this.#socket.send(datagram, to.port, to.address);
-  }
-
-  #lost(direction: 'in' | 'out'): boolean {
-    const odds = this.#loss[direction];
-    return odds > 0 && this.#random() < odds;
   }
 }

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { openCheckout } from './checkout.js';
-import type { DemoGameName } from './demo-games.js';
+import type { DemoGameName } from './demo-game-names.js';
 import type { QueuedPurchase } from './purchase-route.js';
 import { examplePurchase, startSimStore, storeSummary, type SimStore } from './sim-store.js';
 
@@ -56,56 +56,8 @@ function printer(options: SimOptions) {
   const emit = (event: Record<string, unknown>, line: string) => out.write(json ? `${JSON.stringify(event)}\n` : `${line}\n`);
 
   return {
-    banner(store: SimStore, purchasesUrl: string, { game, statePath }: SimOptions): void {
-      const executor = store.game.executor as { type: string; host: string; port: number };
-      const example = examplePurchase(store);
-      if (json) {
-        out.write(
-          `${JSON.stringify({
-            storeUrl: store.api.url,
-            token: store.token,
-            serverId: store.serverId,
-            game,
-            title: store.scenario.title,
-            executor: { type: executor.type, host: executor.host, port: executor.port },
-            address: store.game.address,
-            password: store.password,
-            preset: store.scenario.preset,
-            ...(store.scenario.failurePatterns && { failurePatterns: store.scenario.failurePatterns }),
-            online: [store.scenario.online],
-            purchasesUrl,
-            stateFile: statePath,
-            example,
-          })}\n`,
-        );
-        return;
-      }
-      const body = JSON.stringify(example);
-      out.write(
-        [
-          `porter sim: a simulated store and a simulated ${store.scenario.title} server on 127.0.0.1, until Ctrl-C.`,
-          '',
-          'What goes in a config (porter init asks for these):',
-          `  store URL    ${store.api.url}    (api.baseUrl)`,
-          `  token        ${store.token}    (api.token or api.tokenFile)`,
-          `  server id    ${store.serverId}    (servers[].id)`,
-          `  game server  ${store.game.address}    (servers[].executor: type "${executor.type}", host "${executor.host}", port ${executor.port})`,
-          `  password     ${store.password}    (servers[].executor.password or passwordFile)`,
-          `  players      ${store.scenario.online} is online    (servers[].players.preset "${store.scenario.preset}")`,
-          ...(store.scenario.failurePatterns
-            ? [
-                `  failures     ${JSON.stringify(store.scenario.failurePatterns)}    (servers[].failurePatterns: the simulated mod's answers)`,
-              ]
-            : []),
-          '',
-          'Buy something, from another terminal:',
-          `  porter sim buy ${shellQuote(example.command)} --player ${shellQuote(example.player)}`,
-          `  curl -H 'Authorization: Bearer ${store.token}' -H 'content-type: application/json' -d ${shellQuote(body)} ${purchasesUrl}`,
-          '',
-          'The token and password are made up for this run and change every time; they open nothing else.',
-          '',
-        ].join('\n'),
-      );
+    banner(store: SimStore, purchasesUrl: string, options: SimOptions): void {
+      out.write(json ? bannerJson(store, purchasesUrl, options) : bannerText(store, purchasesUrl));
     },
 
     bought(p: QueuedPurchase): void {
@@ -131,4 +83,53 @@ function printer(options: SimOptions) {
       emit({ event: 'stopped' }, `\n${storeSummary(store.api.commands())}`);
     },
   };
+}
+
+/** The config values, one JSON line: what `--json` prints first. */
+function bannerJson(store: SimStore, purchasesUrl: string, { game, statePath }: SimOptions): string {
+  const executor = store.game.executor as { type: string; host: string; port: number };
+  return `${JSON.stringify({
+    storeUrl: store.api.url,
+    token: store.token,
+    serverId: store.serverId,
+    game,
+    title: store.scenario.title,
+    executor: { type: executor.type, host: executor.host, port: executor.port },
+    address: store.game.address,
+    password: store.password,
+    preset: store.scenario.preset,
+    ...(store.scenario.failurePatterns && { failurePatterns: store.scenario.failurePatterns }),
+    online: [store.scenario.online],
+    purchasesUrl,
+    stateFile: statePath,
+    example: examplePurchase(store),
+  })}\n`;
+}
+
+/** What goes in a config and how to buy, for a person at a terminal. */
+function bannerText(store: SimStore, purchasesUrl: string): string {
+  const executor = store.game.executor as { type: string; host: string; port: number };
+  const example = examplePurchase(store);
+  const body = JSON.stringify(example);
+  return [
+    `porter sim: a simulated store and a simulated ${store.scenario.title} server on 127.0.0.1, until Ctrl-C.`,
+    '',
+    'What goes in a config (porter init asks for these):',
+    `  store URL    ${store.api.url}    (api.baseUrl)`,
+    `  token        ${store.token}    (api.token or api.tokenFile)`,
+    `  server id    ${store.serverId}    (servers[].id)`,
+    `  game server  ${store.game.address}    (servers[].executor: type "${executor.type}", host "${executor.host}", port ${executor.port})`,
+    `  password     ${store.password}    (servers[].executor.password or passwordFile)`,
+    `  players      ${store.scenario.online} is online    (servers[].players.preset "${store.scenario.preset}")`,
+    ...(store.scenario.failurePatterns
+      ? [`  failures     ${JSON.stringify(store.scenario.failurePatterns)}    (servers[].failurePatterns: the simulated mod's answers)`]
+      : []),
+    '',
+    'Buy something, from another terminal:',
+    `  porter sim buy ${shellQuote(example.command)} --player ${shellQuote(example.player)}`,
+    `  curl -H 'Authorization: Bearer ${store.token}' -H 'content-type: application/json' -d ${shellQuote(body)} ${purchasesUrl}`,
+    '',
+    'The token and password are made up for this run and change every time; they open nothing else.',
+    '',
+  ].join('\n');
 }

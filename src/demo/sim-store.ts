@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { DEMO_GAMES, type DemoGame, type DemoGameName, type DemoGameServer } from './demo-games.js';
+import type { DemoGameName } from './demo-game-names.js';
+import { DEMO_GAMES, type DemoGame, type DemoGameServer } from './demo-games.js';
 import { PLAYER_PLACEHOLDER } from './sim-purchase.js';
-import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi, type SimCommand } from './seller-api.js';
+import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi, type SimCommand } from '../fakes/seller-api.js';
 
 /**
  * A simulated store and one simulated game server, as `porter demo` and `porter sim` run them:

@@ -14,6 +14,11 @@ interface Window {
   retryUntil: number;
 }
 
+/** The window of a server's route. */
+export function windowKey(serverId: string, route: 'pull' | 'done' | 'fail'): string {
+  return `${serverId}|${route}`;
+}
+
 export class FixedWindows {
   readonly #windows = new Map<string, Window>();
 

@@ -12,7 +12,8 @@ import {
 import { SimListener, type SimPlace } from './sim-listener.js';
 
 /**
- * A fake 7 Days to Die telnet console on 127.0.0.1 for `porter demo` and the tests. It copies the
+ * A fake 7 Days to Die telnet console on 127.0.0.1 for `porter demo`, `porter sim` and the tests
+ * (which play faults on it through src/fakes/faults/telnet-server.ts). It copies the
  * server's TelnetConnection and SdtdConsole classes (decompiled server code): every line written
  * ends in CRLF; `Please enter password:` when TelnetPassword is set, then `Logon successful.` and
  * the banner ending `Press 'help' to get a list of all commands. Press 'exit' to end session.`, or
@@ -28,7 +29,7 @@ import { SimListener, type SimPlace } from './sim-listener.js';
  * not logged in gets a NUL byte for each log line instead.
  */
 
-interface TelnetServerOptions extends SimPlace {
+export interface TelnetServerOptions extends SimPlace {
   /** TelnetPassword; empty: no login is asked, as on a console without a password. */
   readonly password: string;
   /** Players online at start: names, or names with their platform and cross-platform ids. */
@@ -48,19 +49,15 @@ export interface ExecutedTelnetCommand {
   readonly connection: number;
 }
 
-/**
- * Faults for the next command that is not a query:
- * - hang: runs it, then the session neither answers nor reads anything more (a stuck server);
- * - close-before-answer: runs it, then drops the connection without answering;
- * - close-after-answer: runs it, sends its answer, then drops the connection before the next line runs;
- * - close-without-running: drops the connection on receipt; the command does not run;
- * - flood: runs it, then sends output lines without end until the client drops the connection,
- *   as fast as the client reads them, never faster.
- */
-export type TelnetFault = 'hang' | 'close-before-answer' | 'close-after-answer' | 'close-without-running' | 'flood';
-
-/** Overrides a command: return its result, throw to make it fail as the game's commands do, or undefined for the built-in console. */
-export type TelnetCommandHandler = (command: string) => ConsoleResult | undefined;
+/** One telnet session, as the seams src/fakes/faults/ overrides see it. */
+export interface TelnetSession {
+  readonly socket: Socket;
+  /** Writes each line with CRLF, unless the session hangs. */
+  sendLines(lines: readonly string[]): void;
+  /** From now on the session neither writes nor reads anything (a stuck server). */
+  hang(): void;
+  destroy(): void;
+}
 
 export interface FakeTelnetServer {
   readonly host: string;
@@ -72,17 +69,11 @@ export interface FakeTelnetServer {
   readonly totalConnections: number;
   /** Wrong passwords received. */
   readonly authFailures: number;
-  /** Bytes written by `flood` faults. */
-  readonly floodedBytes: number;
   online(): string[];
   join(player: string | SevenDaysJoin): void;
   leave(name: string): void;
-  failNext(fault: TelnetFault): void;
-  setHandler(handler: TelnetCommandHandler | undefined): void;
   setPassword(password: string): void;
   setHideCommandExecutionLog(level: number): void;
-  /** Log lines from "other threads" written before every line of every answer from now on. */
-  setAnswerNoise(linesPerOutputLine: number): void;
   /** Writes a line to the server log (and so to every logged-in session). */
   log(text: string, level?: 'INF' | 'WRN' | 'ERR' | 'EXC'): void;
   /** Stops listening and drops every connection, keeping state: the game server is down. */
@@ -108,30 +99,27 @@ const BANNER = [
   '',
 ];
 
-/** A real warning servers log now and then, used as noise from another thread. */
-const NOISE = 'Entity [type=EntityZombie, name=zombieSteve, id=34172] fell off the world, id=34172 pos=(-1683.7, -0.6, 490.3)';
-
 export async function startTelnetServer(options: TelnetServerOptions): Promise<FakeTelnetServer> {
-  const server = new FakeTelnetServerImpl(options);
+  const server = new TelnetServer(options);
   await server.up();
   return server;
 }
 
-class FakeTelnetServerImpl extends SimListener<TelnetServerOptions> implements FakeTelnetServer {
+/**
+ * The console. `ownCommand`, `admits` and `deliver` are the seams src/fakes/faults/telnet-server.ts
+ * overrides to answer a test's commands, play faults and add noise.
+ */
+export class TelnetServer extends SimListener<TelnetServerOptions> implements FakeTelnetServer {
   readonly world = new SevenDaysWorld();
   readonly executed: ExecutedTelnetCommand[] = [];
   readonly #startedAt: number;
   readonly #sessions = new Set<SimSession>();
-  readonly #faults: TelnetFault[] = [];
   readonly #failedLogins = new Map<string, number>();
   readonly #queue: Array<{ session: SimSession; command: string }> = [];
   #frameScheduled = false;
   #password: string;
   #hideLog: number;
-  #noise = 0;
-  #handler: TelnetCommandHandler | undefined;
   totalConnections = 0;
-  floodedBytes = 0;
 
   constructor(options: TelnetServerOptions) {
     super(options, 'fake telnet server');
@@ -167,24 +155,12 @@ class FakeTelnetServerImpl extends SimListener<TelnetServerOptions> implements F
     if (line) this.log(line);
   }
 
-  failNext(fault: TelnetFault): void {
-    this.#faults.push(fault);
-  }
-
-  setHandler(handler: TelnetCommandHandler | undefined): void {
-    this.#handler = handler;
-  }
-
   setPassword(password: string): void {
     this.#password = password;
   }
 
   setHideCommandExecutionLog(level: number): void {
     this.#hideLog = level;
-  }
-
-  setAnswerNoise(linesPerOutputLine: number): void {
-    this.#noise = linesPerOutputLine;
   }
 
   log(text: string, level: 'INF' | 'WRN' | 'ERR' | 'EXC' = 'INF'): void {
@@ -209,14 +185,24 @@ class FakeTelnetServerImpl extends SimListener<TelnetServerOptions> implements F
   submit(session: SimSession, command: string): void {
     const tokens = tokenize(command);
     const root = Array.isArray(tokens) ? (tokens[0] ?? '') : '';
-    const query = !isKnownCommand(root) || isQueryRoot(root);
-    if (!query && this.#faults[0] === 'close-without-running') {
-      this.#faults.shift();
-      session.destroy();
-      return;
-    }
+    if (!this.admits(session, !isKnownCommand(root) || isQueryRoot(root))) return;
     this.#queue.push({ session, command });
     this.#scheduleFrame();
+  }
+
+  /** Whether a submitted line is queued (`query`: it changes nothing); the console takes every one. */
+  admits(_session: TelnetSession, _query: boolean): boolean {
+    return true;
+  }
+
+  /** A command this server answers its own way (throw: it fails), before the console's; none here. */
+  ownCommand(_command: string): ConsoleResult | undefined {
+    return undefined;
+  }
+
+  /** Sends a known command's output (`query`: a command that changes nothing), one line at a time. */
+  deliver(session: TelnetSession, output: readonly string[], _query: boolean): void {
+    for (const line of output) session.sendLines([line]);
   }
 
   /** Checks a password; false answers are counted per address, as TelnetConsole.RegisterFailedLogin does. */
@@ -226,10 +212,6 @@ class FakeTelnetServerImpl extends SimListener<TelnetServerOptions> implements F
     const failures = (this.#failedLogins.get(address) ?? 0) + 1;
     this.#failedLogins.set(address, failures);
     return failures < this.failedLoginLimit ? 'incorrect' : 'too-many';
-  }
-
-  addFloodedBytes(bytes: number): void {
-    this.floodedBytes += bytes;
   }
 
   #accept(socket: Socket): void {
@@ -251,23 +233,23 @@ class FakeTelnetServerImpl extends SimListener<TelnetServerOptions> implements F
     setImmediate(() => {
       this.#frameScheduled = false;
       const next = this.#queue.shift();
-      if (next) void this.#execute(next.session, next.command);
+      if (next) this.#execute(next.session, next.command);
       if (this.#queue.length > 0) this.#scheduleFrame();
     });
   }
 
-  async #execute(session: SimSession, command: string): Promise<void> {
+  #execute(session: SimSession, command: string): void {
     const tokens = tokenize(command);
     if (!Array.isArray(tokens)) {
       this.#record(session, command, true);
-      session.sendOutput([tokens.error], 0);
+      session.sendOutput([tokens.error]);
       return;
     }
     const [root = '', ...params] = tokens;
     let result: ConsoleResult | undefined;
     let failure: Error | undefined;
     try {
-      result = this.#handler?.(command);
+      result = this.ownCommand(command);
     } catch (error) {
       failure = error as Error;
     }
@@ -275,10 +257,9 @@ class FakeTelnetServerImpl extends SimListener<TelnetServerOptions> implements F
     const query = !known || (result === undefined && failure === undefined && isQueryRoot(root));
     this.#record(session, command, query);
     if (!known) {
-      session.sendOutput([`*** ERROR: unknown command '${root}'`], 0);
+      session.sendOutput([`*** ERROR: unknown command '${root}'`]);
       return;
     }
-    const fault = query ? undefined : this.#faults.shift();
     if (this.#hideLog < 1) this.log(`Executing command '${command}' by Telnet from ${session.remote}`);
     if (result === undefined && failure === undefined) result = runConsoleCommand(root, params, this.world);
     for (const line of result?.logs ?? []) this.log(line);
@@ -287,11 +268,7 @@ class FakeTelnetServerImpl extends SimListener<TelnetServerOptions> implements F
       output.push(`*** ERROR: Executing command '${root}' failed: ${failure.message}`);
       this.log(`${failure.name}: ${failure.message}`, 'EXC');
     }
-    if (fault === 'hang') return session.hang();
-    if (fault === 'close-before-answer') return session.destroy();
-    if (fault === 'flood') return session.flood();
-    session.sendOutput(output, this.#noise, () => this.log(NOISE, 'WRN'));
-    if (fault === 'close-after-answer') session.destroy();
+    this.deliver(session, output, query);
   }
 
   #record(session: SimSession, command: string, query: boolean): void {
@@ -301,9 +278,9 @@ class FakeTelnetServerImpl extends SimListener<TelnetServerOptions> implements F
 }
 
 /** One telnet session, like TelnetConnection: reads lines, logs in, writes lines with CRLF. */
-class SimSession {
-  readonly #server: FakeTelnetServerImpl;
-  readonly #socket: Socket;
+class SimSession implements TelnetSession {
+  readonly #server: TelnetServer;
+  readonly socket: Socket;
   readonly number: number;
   readonly remote: string;
   readonly #decoder = new StringDecoder('utf8');
@@ -311,9 +288,9 @@ class SimSession {
   #authed: boolean;
   #hung = false;
 
-  constructor(server: FakeTelnetServerImpl, socket: Socket, number: number, authed: boolean) {
+  constructor(server: TelnetServer, socket: Socket, number: number, authed: boolean) {
     this.#server = server;
-    this.#socket = socket;
+    this.socket = socket;
     this.number = number;
     this.#authed = authed;
     this.remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`;
@@ -323,23 +300,20 @@ class SimSession {
   }
 
   sendLines(lines: readonly string[]): void {
-    if (this.#hung || this.#socket.destroyed || !this.#socket.writable) return;
-    this.#socket.write(lines.map((line) => `${line}\r\n`).join(''), 'utf8');
+    if (this.#hung || this.socket.destroyed || !this.socket.writable) return;
+    this.socket.write(lines.map((line) => `${line}\r\n`).join(''), 'utf8');
   }
 
-  /** An answer, with `noise` log lines from other threads before each of its lines. */
-  sendOutput(lines: readonly string[], noise: number, logNoise: () => void = () => {}): void {
-    for (const line of lines) {
-      for (let i = 0; i < noise; i += 1) logNoise();
-      this.sendLines([line]);
-    }
+  /** An answer, one line at a time. */
+  sendOutput(lines: readonly string[]): void {
+    for (const line of lines) this.sendLines([line]);
   }
 
   sendLog(line: string): void {
-    if (this.#hung || this.#socket.destroyed || !this.#socket.writable) return;
+    if (this.#hung || this.socket.destroyed || !this.socket.writable) return;
     // TelnetConnection.SendLine queues null for a session not logged in, written as one NUL byte.
     if (this.#authed) this.sendLines([line]);
-    else this.#socket.write(Buffer.from([0]));
+    else this.socket.write(Buffer.from([0]));
   }
 
   hang(): void {
@@ -347,19 +321,7 @@ class SimSession {
   }
 
   destroy(): void {
-    this.#socket.destroy();
-  }
-
-  /** Output lines without end, and nothing else, waiting for 'drain' whenever the client reads slower. */
-  async flood(): Promise<void> {
-    this.#hung = true;
-    const socket = this.#socket;
-    const line = `${'x'.repeat(1000)}\r\n`;
-    const gone = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    while (!socket.destroyed && socket.writable) {
-      this.#server.addFloodedBytes(line.length);
-      if (!socket.write(line)) await Promise.race([new Promise<void>((resolve) => socket.once('drain', () => resolve())), gone]);
-    }
+    this.socket.destroy();
   }
 
   #onData(chunk: Buffer): void {
@@ -379,7 +341,7 @@ class SimSession {
     this.#line = '';
     if (text === '') return true;
     if (!this.#authed) {
-      const verdict = this.#server.checkPassword(this.#socket.remoteAddress ?? '?', text);
+      const verdict = this.#server.checkPassword(this.socket.remoteAddress ?? '?', text);
       if (verdict === 'ok') {
         this.#authed = true;
         this.#server.loggedIn(this);
@@ -387,13 +349,13 @@ class SimSession {
         this.sendLines(['Password incorrect, please enter password:']);
       } else {
         this.sendLines(['Too many failed login attempts!']);
-        this.#socket.end();
+        this.socket.end();
         return false;
       }
       return true;
     }
     if (text.toLowerCase() === 'exit') {
-      this.#socket.end();
+      this.socket.end();
       return false;
     }
     this.#server.submit(this, text);

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { loadConfig } from '../config/load.js';
 import { runDaemon } from '../daemon/daemon.js';
 import { openCheckout, type Checkout } from './checkout.js';
-import type { DemoGameName } from './demo-games.js';
+import type { DemoGameName } from './demo-game-names.js';
 import { examplePurchase, startSimStore, storeSummary, type SimStore } from './sim-store.js';
 import type { SecretBook } from '../secret-book.js';
 

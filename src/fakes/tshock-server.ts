@@ -4,7 +4,8 @@ import { unescapeDataString } from './tshock-query.js';
 import { SimListener, type SimPlace } from './sim-listener.js';
 
 /**
- * A fake TShock REST API (Terraria) on 127.0.0.1 for `porter demo` and the tests, copying
+ * A fake TShock REST API (Terraria) on 127.0.0.1 for `porter demo`, `porter sim` and the tests
+ * (which play faults on it through src/fakes/faults/tshock-server.ts), copying
  * TShockAPI/Rest (Rest.cs, SecureRest.cs, RestManager.cs, RestObject.cs):
  * - every answer is an indented JSON object with `status` ("200", "400", …) and the HTTP status
  *   set to it, `Content-Type: application/json; charset=utf-8`, and `Connection: close`;
@@ -23,7 +24,7 @@ import { SimListener, type SimPlace } from './sim-listener.js';
  * neither are they here.
  */
 
-interface TShockServerOptions extends SimPlace {
+export interface TShockServerOptions extends SimPlace {
   /** The one application token (group superadmin) the server accepts. */
   readonly token: string;
   /** Who is on at start: names, or whole entries. */
@@ -48,19 +49,20 @@ export interface TShockExecuted {
   readonly query: boolean;
 }
 
-/**
- * Faults for the next rawcmd that is not read-only:
- * - hang: runs it and never answers (the connection stays open, nothing is written);
- * - close-before-answer: runs it, then drops the connection without a byte of answer;
- * - close-mid-answer: runs it, writes the headers and half the body, then drops the connection;
- * - close-without-running: drops the connection on receipt; the command does not run;
- * - exception: runs it, then answers as TShock does when a command throws: 500 with `error`,
- *   `errormsg` and `stacktrace`;
- * - proxy-502: does not run it; a reverse proxy's HTML 502 page (TShock behind nginx, stopped);
- * - garbage: runs it, then answers 200 with a body that is not JSON.
- */
-export type TShockFault =
-  'hang' | 'close-before-answer' | 'close-mid-answer' | 'close-without-running' | 'exception' | 'proxy-502' | 'garbage';
+/** What TShock's REST answers: an object with its HTTP status in `status`. */
+export type RestObject = Record<string, unknown> & { status: string };
+
+/** One rawcmd past the token and permission checks, as the server serves it (src/fakes/faults/ serves some otherwise). */
+export interface RawCommandExchange {
+  readonly command: string;
+  /** A read-only command (`/who`). */
+  readonly query: boolean;
+  readonly response: ServerResponse;
+  /** Runs the command: records it in `executed`, and returns the lines it printed. */
+  run(): string[];
+  /** Answers with `object`, its `status` the HTTP status. */
+  answer(object: RestObject): Promise<void>;
+}
 
 export interface FakeTShockServer {
   readonly host: string;
@@ -82,9 +84,6 @@ export interface FakeTShockServer {
   setOnline(players: ReadonlyArray<string | SimTerrarianInput>): void;
   join(player: string | SimTerrarianInput): void;
   leave(nickname: string): void;
-  failNext(fault: TShockFault): void;
-  /** Delays every answer by this long (0: none): a slow server. */
-  setDelay(ms: number): void;
   setToken(token: string): void;
   /** The token's group loses (false) or regains (true) tshock.rest.command. */
   setRawCommandPermission(allowed: boolean): void;
@@ -97,7 +96,7 @@ export interface FakeTShockServer {
 }
 
 export async function startTShockServer(options: TShockServerOptions): Promise<FakeTShockServer> {
-  const server = new FakeTShockServerImpl(options);
+  const server = new TShockServer(options);
   await server.up();
   return server;
 }
@@ -108,15 +107,12 @@ const TOKEN_USER = 'porter';
 /** What TShock's HTTP server calls itself (`Server: <assembly>/<version>`). */
 const SERVER_HEADER = 'TShockAPI/5.2.0.0';
 
-type RestObject = Record<string, unknown> & { status: string };
-
-class FakeTShockServerImpl extends SimListener<TShockServerOptions> implements FakeTShockServer {
+/** The server. `serve` and `write` are the seams src/fakes/faults/tshock-server.ts overrides to play faults and delays. */
+export class TShockServer extends SimListener<TShockServerOptions> implements FakeTShockServer {
   readonly executed: TShockExecuted[] = [];
-  readonly #faults: TShockFault[] = [];
   #players: Terrarian[] = [];
   #token: string;
   #rawCommandAllowed = true;
-  #delayMs = 0;
   #open = 0;
   requests = 0;
   playerListReads = 0;
@@ -155,14 +151,6 @@ class FakeTShockServerImpl extends SimListener<TShockServerOptions> implements F
 
   leave(nickname: string): void {
     this.#players = this.#players.filter((player) => player.nickname !== nickname);
-  }
-
-  failNext(fault: TShockFault): void {
-    this.#faults.push(fault);
-  }
-
-  setDelay(ms: number): void {
-    this.#delayMs = ms;
   }
 
   setToken(token: string): void {
@@ -232,65 +220,47 @@ class FakeTShockServerImpl extends SimListener<TShockServerOptions> implements F
     if (command === undefined || command.trim() === '')
       return this.#answer(response, { status: '400', error: 'Missing or empty cmd parameter' });
     const query = isReadOnlyTShockCommand(command);
-    const fault = query ? undefined : this.#faults.shift();
-    if (fault === 'close-without-running') return void response.socket?.destroy();
-    if (fault === 'proxy-502') return this.#proxyPage(response);
-    this.executed.push({ command, at: this.now(), query });
-    this.options.logger?.debug({ command }, 'fake TShock server ran a command');
-    const lines = runTShockCommand(command, { players: this.#players, maxPlayers: this.options.maxPlayers ?? 8 });
-    switch (fault) {
-      case 'hang':
-        return;
-      case 'close-before-answer':
-        return void response.socket?.destroy();
-      case 'close-mid-answer': {
-        const body = json({ status: '200', response: lines });
-        response.writeHead(200, headers(Buffer.byteLength(body)));
-        response.write(body.slice(0, Math.floor(body.length / 2)), () => response.socket?.destroy());
-        return;
-      }
-      case 'exception':
-        return this.#answer(response, {
-          status: '500',
-          error: 'Internal server error.',
-          errormsg: 'Object reference not set to an instance of an object.',
-          stacktrace: '   at TShockAPI.Commands.Give(CommandArgs args)',
-        });
-      case 'garbage':
-        return this.#write(response, 200, 'Index was outside the bounds of the array.');
-      case undefined:
-        return this.#answer(response, { status: '200', response: lines });
-    }
+    return this.serve({
+      command,
+      query,
+      response,
+      run: () => {
+        this.executed.push({ command, at: this.now(), query });
+        this.options.logger?.debug({ command }, 'fake TShock server ran a command');
+        return runTShockCommand(command, { players: this.#players, maxPlayers: this.options.maxPlayers ?? 8 });
+      },
+      answer: (object) => this.#answer(response, object),
+    });
+  }
+
+  /** Serves a rawcmd: runs it and answers with the lines it printed. */
+  async serve(exchange: RawCommandExchange): Promise<void> {
+    return exchange.answer({ status: '200', response: exchange.run() });
   }
 
   async #answer(response: ServerResponse, object: RestObject): Promise<void> {
     // Rest.OnRequest: HTTP status from the object's status when it parses as one, else 200.
     const status = /^\d{3}$/.test(object.status) ? Number(object.status) : 200;
-    await this.#write(response, status, json(object));
+    await this.write(response, status, restJson(object));
   }
 
-  async #write(response: ServerResponse, status: number, body: string): Promise<void> {
-    if (this.#delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#delayMs));
-    if (response.destroyed) return;
-    response.writeHead(status, headers(Buffer.byteLength(body)));
-    response.end(body);
-  }
-
-  #proxyPage(response: ServerResponse): void {
-    const body =
-      '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n';
-    if (response.destroyed) return;
-    response.writeHead(502, { 'Content-Type': 'text/html', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
-    response.end(body);
+  /** Writes an answer with TShock's headers: every answer goes out here. */
+  write(response: ServerResponse, status: number, body: string): Promise<void> {
+    if (!response.destroyed) {
+      response.writeHead(status, restHeaders(Buffer.byteLength(body)));
+      response.end(body);
+    }
+    return Promise.resolve();
   }
 }
 
-function headers(length: number): Record<string, string | number> {
+/** The headers of TShock's answers, for a body of `length` bytes. */
+export function restHeaders(length: number): Record<string, string | number> {
   return { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': length, Server: SERVER_HEADER, Connection: 'close' };
 }
 
 /** Newtonsoft's Formatting.Indented: two spaces. */
-function json(object: RestObject): string {
+export function restJson(object: RestObject): string {
   return JSON.stringify(object, null, 2);
 }
 

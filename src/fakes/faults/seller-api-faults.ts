@@ -1,6 +1,6 @@
-/** Faults the simulated Seller API can play on the next requests of a route (tests, bench, demo). */
-export type SimRoute = 'pull' | 'done' | 'fail' | 'servers';
+import type { SimRoute } from '../seller-api.js';
 
+/** Faults the simulated Seller API can play on the next requests of a route (tests, bench). */
 export type Fault =
   /** Answer with a problem+json 500 / 503 (the request counts against the budget, nothing else happens). */
   | '500'

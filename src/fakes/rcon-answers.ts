@@ -3,8 +3,6 @@ export interface SimAnswer {
   readonly text: string;
   /** Answer only after this long (a slow command), so tests can watch requests overlap or not. */
   readonly delayMs?: number;
-  /** Answer only once this settles: a test holds the answer until what must come first has happened. */
-  readonly after?: Promise<unknown>;
 }
 
 const ECHO_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';

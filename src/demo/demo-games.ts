@@ -1,9 +1,11 @@
 import type { GameName } from '../games/registry.js';
 import type { TransportType } from '../protocols/descriptors.js';
+import type { DemoGameName } from './demo-game-names.js';
 
 /**
  * The games `porter demo --game` can show: each starts its simulated game server and says how
- * porter reaches it. A game added here (a game of src/games/registry.ts) is offered by the CLI's `--game` choices.
+ * porter reaches it. A game added here (a game of src/games/registry.ts) is named in DEMO_GAME_NAMES
+ * (demo-game-names.ts), the CLI's `--game` choices.
  */
 
 export interface DemoPurchase {
@@ -48,7 +50,7 @@ async function rconGame(
   password: string,
   online: readonly string[],
 ): Promise<DemoGameServer> {
-  const { startRconServer } = await import('./rcon-server.js');
+  const { startRconServer } = await import('../fakes/rcon-server.js');
   const server = await startRconServer({ password, ...options, players: [...online] });
   return {
     address: `RCON ${server.host}:${server.port}`,
@@ -60,7 +62,7 @@ async function rconGame(
 }
 
 async function sevenDaysGame(password: string, online: readonly string[]): Promise<DemoGameServer> {
-  const { startTelnetServer } = await import('./telnet-server.js');
+  const { startTelnetServer } = await import('../fakes/telnet-server.js');
   const server = await startTelnetServer({ password, players: [...online] });
   return {
     address: `telnet ${server.host}:${server.port}`,
@@ -72,7 +74,7 @@ async function sevenDaysGame(password: string, online: readonly string[]): Promi
 }
 
 async function tshockGame(token: string, online: readonly string[]): Promise<DemoGameServer> {
-  const { startTShockServer } = await import('./tshock-server.js');
+  const { startTShockServer } = await import('../fakes/tshock-server.js');
   const server = await startTShockServer({ token, players: [...online] });
   return {
     address: `TShock REST ${server.url}`,
@@ -85,11 +87,10 @@ async function tshockGame(token: string, online: readonly string[]): Promise<Dem
 
 async function dayzGame(password: string, online: readonly string[]): Promise<DemoGameServer> {
   const [{ startBattlEyeServer }, { demoStoreMod }] = await Promise.all([
-    import('./battleye-server.js'),
+    import('../fakes/battleye-server.js'),
     import('./battleye-store-mod.js'),
   ]);
-  const server = await startBattlEyeServer({ password, players: [...online] });
-  server.setHandler(demoStoreMod);
+  const server = await startBattlEyeServer({ password, players: [...online], mod: demoStoreMod });
   return {
     address: `BattlEye RCon ${server.host}:${server.port} (UDP)`,
     executor: { type: 'battleye', host: server.host, port: server.port },
@@ -177,8 +178,4 @@ export const DEMO_GAMES = {
     failurePatterns: ['is not on the server$'],
     start: dayzGame,
   },
-} as const satisfies { readonly [G in GameName]?: DemoGame };
-
-export type DemoGameName = keyof typeof DEMO_GAMES;
-
-export const DEMO_GAME_NAMES = Object.keys(DEMO_GAMES) as DemoGameName[];
+} as const satisfies { readonly [G in DemoGameName]: DemoGame };
