@@ -5,7 +5,8 @@ import { systemClock } from '../../src/clock.js';
 import { resolveServer } from '../../src/config/resolve-server.js';
 import { serverSchema } from '../../src/config/schema.js';
 import { GAMES } from '../../src/games/registry.js';
-import { createExecutor, TRANSPORTS } from '../../src/protocols/descriptors.js';
+import { TRANSPORTS } from '../../src/protocols/descriptors.js';
+import { createExecutor } from '../../src/protocols/executors.js';
 
 const logger = pino({ level: 'silent' });
 /** A game of the registry, seen through what these tests read of it. */
@@ -52,7 +53,7 @@ describe('transport descriptors', () => {
       assert.equal('passwordFile' in resolved.executor, false, `${transport.type}: the file key is gone once resolved`);
       if ('secret' in transport) assert.equal((resolved.executor as { password?: string }).password, 'secret-password-1');
       else assert.equal('password' in resolved.executor, false);
-      const executor = createExecutor(resolved.executor, { logger, clock: systemClock });
+      const executor = await createExecutor(resolved.executor, { logger, clock: systemClock });
       assert.equal(executor.isReady(), !('console' in transport), `${transport.type}: only a script is ready before it connects`);
       await executor.close();
     }
