@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { TRANSPORTS } from '../../src/protocols/descriptors.js';
@@ -23,6 +23,20 @@ function staticClosure(bundleDir: string, entry: string): Map<string, string> {
     files.set(file, text);
     // Static imports only: `import("./chunk.js")` is a dynamic import, loaded when it runs.
     for (const match of text.matchAll(/(?:from|import)\s*"\.\/([^"]+)"/g)) pending.push(match[1]!);
+  }
+  return files;
+}
+
+/** Every chunk `entry` may load, at start or later: its static imports and its `import("./chunk.js")` calls. */
+function reachableFrom(bundleDir: string, entry: string): Set<string> {
+  const files = new Set<string>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (files.has(file)) continue;
+    files.add(file);
+    const text = readFileSync(join(bundleDir, file), 'utf8');
+    for (const match of text.matchAll(/(?:from|import)\s*\(?"\.\/([^"]+)"/g)) pending.push(match[1]!);
   }
   return files;
 }
@@ -72,7 +86,8 @@ describe("the bin's start-up imports", () => {
  */
 describe("the bundle's executors", () => {
   const bundleDir = repoPath('dist/bundle');
-  const files = readdirSync(bundleDir).filter((file) => file.endsWith('.js'));
+  // The chunks the bin can load at all: an earlier build's leftovers in the folder are not the bundle.
+  const files = [...reachableFrom(bundleDir, 'porter.js')];
   const executorChunks = files.filter((file) => /^executor-[A-Z0-9]+\.js$/.test(file));
   const staticImports = (file: string) =>
     [...readFileSync(join(bundleDir, file), 'utf8').matchAll(/(?:from|import)\s*"\.\/([^"]+)"/g)].map((match) => match[1]!);
