@@ -1,7 +1,9 @@
 // Bundles the CLI into dist/bundle/ so `porter` starts without resolving and reading hundreds of
 // module files: on Node 20 module loading was ~270 ms of a ~380 ms start → first pull.
-// Dynamic imports (the demo's simulators, prom-client for /metrics) stay separate chunks and load
-// only when used. pino-pretty is left to the installed dependency: it is required only on a TTY.
+// Dynamic imports (the demo's simulators, prom-client for /metrics, and each transport's executor,
+// src/protocols/executors.ts) stay separate chunks and load only when used: a daemon whose servers
+// all speak RCON never reads the WebRCON, telnet, BattlEye, TShock or script code. pino-pretty is
+// left to the installed dependency: it is required only on a TTY.
 import { build } from 'esbuild';
 import { BUNDLE_OPTIONS } from './bundle-options.mjs';
 

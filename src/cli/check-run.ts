@@ -7,7 +7,7 @@ import { checkToken as proveToken } from '../api/token-check.js';
 import { systemClock } from '../clock.js';
 import type { Config, ResolvedServer, StoreApi } from '../config/schema.js';
 import { DEFAULT_STORE_LABEL } from '../config/schema.js';
-import { createExecutor } from '../protocols/descriptors.js';
+import { createExecutor } from '../protocols/executors.js';
 import { exitCodeOf } from '../errors.js';
 import type { SecretBook } from '../secret-book.js';
 import { playerReader, playerSourceLabel } from '../players/reader.js';
@@ -103,7 +103,7 @@ async function checkServer(server: ResolvedServer, config: Config, secrets: Secr
   const lines: CheckLine[] = [];
   const logger = await commandLogger(config, secrets, { warnings: false });
   const preset = gameFor(server.players);
-  const executor = createExecutor(server.executor, { logger, clock: systemClock, passwordHint: preset.rconPassword });
+  const executor = await createExecutor(server.executor, { logger, clock: systemClock, passwordHint: preset.rconPassword });
   try {
     await executor.connect(AbortSignal.timeout(15_000));
     lines.push({ ok: true, text: `${label}: ${executor.connectedText}` });

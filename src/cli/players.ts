@@ -19,13 +19,13 @@ export function registerPlayers(program: Command, secrets: SecretBook): void {
         const server = pickServer(config, options.server);
         const logger = await commandLogger(config, secrets);
         const [{ createExecutor }, { playerReader }, { normalizeIdentifiers }, { gameFor }] = await Promise.all([
-          import('../protocols/descriptors.js'),
+          import('../protocols/executors.js'),
           import('../players/reader.js'),
           import('../players/normalize.js'),
           import('../games/registry.js'),
         ]);
         const game = gameFor(server.players);
-        const executor = createExecutor(server.executor, { logger, clock: systemClock, passwordHint: game.rconPassword });
+        const executor = await createExecutor(server.executor, { logger, clock: systemClock, passwordHint: game.rconPassword });
         let raw: string[];
         try {
           // A player-list script needs no connection to the game server.

@@ -22,9 +22,9 @@ export function registerRcon(program: Command, secrets: SecretBook): void {
       action(secrets, async (words: string[], options: { config?: string; server?: string }) => {
         const config = await loadConfigFor(options.config, secrets);
         const server = pickServer(config, options.server);
-        // Loaded here, not at the top: the transport list builds zod schemas and loads every executor,
-        // and every command's start-up (porter --help among them) would pay for that.
-        const { transportOf, createExecutor } = await import('../protocols/descriptors.js');
+        // Loaded here, not at the top: the transport list builds zod schemas, and every command's
+        // start-up (porter --help among them) would pay for that.
+        const { transportOf } = await import('../protocols/descriptors.js');
         const hasConsole = (s: ResolvedServer) => {
           const transport: TransportDescriptor = transportOf(s.executor.type);
           return transport.console !== undefined;
@@ -36,8 +36,8 @@ export function registerRcon(program: Command, secrets: SecretBook): void {
             `server ${serverLabel(server)} uses a ${server.executor.type} executor, which has no console: run the ${server.executor.type} itself to test it${consoles.length > 0 ? `, or use --server with one of ${consoles.join(', ')}` : ''}`,
           );
         }
-        const { gameFor } = await import('../games/registry.js');
-        const executor = createExecutor(server.executor, {
+        const [{ gameFor }, { createExecutor }] = await Promise.all([import('../games/registry.js'), import('../protocols/executors.js')]);
+        const executor = await createExecutor(server.executor, {
           logger: await commandLogger(config, secrets),
           clock: systemClock,
           passwordHint: gameFor(server.players).rconPassword,

@@ -17,7 +17,7 @@ import { playerReader } from '../players/reader.js';
 import { gameFor } from '../games/registry.js';
 import { compileCommandPolicy } from '../policy/command-policy.js';
 import { compileFailurePatterns, failureIn } from '../policy/failure-patterns.js';
-import { createExecutor } from '../protocols/descriptors.js';
+import { createExecutor } from '../protocols/executors.js';
 
 /** Everything one configured server needs, assembled when it starts (at start-up or after a reload). */
 export interface ServerParts {
@@ -48,11 +48,12 @@ export interface SharedParts {
   readonly gate?: DeliveryLoopOptions['gate'];
 }
 
-export function buildServer(server: ResolvedServer, shared: SharedParts): ServerParts {
+/** Async only for the executor: its transport's code is imported when the first server of that type is built. */
+export async function buildServer(server: ResolvedServer, shared: SharedParts): Promise<ServerParts> {
   const { client, journal, clock, budget } = shared;
   const logger = shared.logger.child({ server: serverLabel(server) });
   const preset = gameFor(server.players);
-  const executor = createExecutor(server.executor, { logger, clock, passwordHint: preset.rconPassword });
+  const executor = await createExecutor(server.executor, { logger, clock, passwordHint: preset.rconPassword });
   const read = playerReader(server.players, preset, executor, logger);
   const api = createServerApi({ client, serverId: server.id, budget, clock, logger });
   const patterns = compileFailurePatterns(preset, server.failurePatterns);

@@ -174,7 +174,7 @@ class Daemon {
       // Game-server connections then leave the last few descriptors to the journal and the API.
       guardOpenFiles();
     }
-    const initial = fleet.assemble();
+    const initial = await fleet.assemble();
     // Before any claim: a health port already in use must stop porter while it holds nothing.
     await this.#health?.daemonOptions.onStarted({
       get servers() {

@@ -98,19 +98,19 @@ export class Fleet {
     return this.#runners.size;
   }
 
-  /** Builds every configured server's runner (none runs yet). */
-  assemble(): ServerRunner[] {
-    const runners = this.#config.servers.map((server) => this.#build(server));
+  /** Builds every configured server's runner (none runs yet), loading the executors their transports need. */
+  async assemble(): Promise<ServerRunner[]> {
+    const runners = await Promise.all(this.#config.servers.map((server) => this.#build(server)));
     for (const runner of runners) this.#runners.set(keyOf(runner.parts.server), runner);
     return runners;
   }
 
-  #build(server: ResolvedServer): ServerRunner {
+  async #build(server: ResolvedServer): Promise<ServerRunner> {
     const { journal, history, clock, logger, secrets, observer, gate } = this.#deps;
     const key = keyOf(server);
     const client = this.#clients.clientFor(this.#config, server.store);
     const budget = this.#budgetFor(this.#config, key, server.store);
-    const parts = buildServer(server, {
+    const parts = await buildServer(server, {
       client,
       budget,
       pollIdleMs: this.#config.poll.idleMs,
@@ -126,6 +126,7 @@ export class Fleet {
     });
     const runner = new ServerRunner(parts, { logger, clock });
     this.#clientOf.set(runner, client);
+    // After the build's wait: a stop that came while the executor loaded finds this runner here.
     if (this.#stoppingWithin !== undefined) runner.requestStop(this.#stoppingWithin);
     return runner;
   }
@@ -240,7 +241,7 @@ export class Fleet {
     for (const runner of removed) runner.requestStop(next.shutdown.drainMs);
     // Servers whose last start failed are not running: a reload tries them again.
     const wanted = [...plan.added, ...plan.changed, ...next.servers.filter((s) => !this.#runners.has(keyOf(s)) && !plan.added.includes(s))];
-    const candidates = [...new Set(wanted)].map((server) => this.#build(server));
+    const candidates = await Promise.all([...new Set(wanted)].map((server) => this.#build(server)));
     for (const runner of candidates) this.#candidates.add(runner);
     const refused: string[] = [];
     const accepted = (

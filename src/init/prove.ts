@@ -6,7 +6,7 @@ import { gameFor } from '../games/registry.js';
 import { normalizeIdentifiers } from '../players/normalize.js';
 import { onlineText } from '../players/online-text.js';
 import { playerReader } from '../players/reader.js';
-import { createExecutor } from '../protocols/descriptors.js';
+import { createExecutor } from '../protocols/executors.js';
 
 type LoginProof =
   | { readonly kind: 'ok'; readonly connected: string; readonly online: string }
@@ -24,7 +24,7 @@ export async function proveLogin(config: unknown, baseDir: string): Promise<Logi
   const logger = pino({ level: 'silent' });
   const game = gameFor(server.players);
   // A rejected password names where this game keeps it, as porter check and porter run do.
-  const executor = createExecutor(server.executor, { logger, clock: systemClock, passwordHint: game.rconPassword });
+  const executor = await createExecutor(server.executor, { logger, clock: systemClock, passwordHint: game.rconPassword });
   try {
     await executor.connect(AbortSignal.timeout(15_000));
     const raw = await playerReader(server.players, game, executor, logger)();

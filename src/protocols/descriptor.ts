@@ -1,18 +1,15 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Clock } from '../clock.js';
 import type { GameName } from '../games/registry.js';
 import { urlHost } from '../url-host.js';
-import type { Executor } from './executor.js';
 
 /**
- * What porter needs to know of one transport, written once in the transport's own folder
- * (`src/protocols/<name>/descriptor.ts`) and listed, with the executor that runs it, in
- * `descriptors.ts`: its executor's schema, defaults, where its secret comes from, what its console
- * is called, and how the parsed section becomes what the executor takes. The config union, the
- * transport names, the console names, init's executor kinds and the executor a server gets are
- * derived from that list.
+ * What porter needs to know of one transport to read a config, written once in the transport's
+ * own folder (`src/protocols/<name>/descriptor.ts`) and listed in `descriptors.ts`: its
+ * executor's schema, defaults, where its secret comes from, what its console is called, and how
+ * the parsed section becomes what the executor takes. The config union, the transport names, the
+ * console names and init's executor kinds are derived from that list. The executor itself is not
+ * here: `executors.ts` imports it when a server of the type is built.
  */
 export interface TransportDescriptor {
   /** The config's `executor.type`. */
@@ -35,26 +32,6 @@ export interface TransportDescriptor {
 
 /** What a transport's executor is built from: its section as `resolve` returns it. */
 export type ResolvedOf<D extends TransportDescriptor> = ReturnType<D['resolve']>;
-
-/** What every executor is given besides its section. */
-export interface ExecutorDeps {
-  readonly logger: Logger;
-  readonly clock: Clock;
-  /** Where the configured game keeps its console password (Game.rconPassword), named when it is rejected. */
-  readonly passwordHint?: string | undefined;
-}
-
-/**
- * One entry of the transport list: the descriptor and the executor class that runs its resolved
- * section. They are paired there, not in the descriptor's file, because the executor names the
- * descriptor's resolved type and the descriptor must not name it back (no import cycle).
- */
-export function withExecutor<const D extends TransportDescriptor>(
-  descriptor: D,
-  ExecutorClass: new (config: ResolvedOf<D>, deps: ExecutorDeps) => Executor,
-) {
-  return { ...descriptor, createExecutor: (config: ResolvedOf<D>, deps: ExecutorDeps): Executor => new ExecutorClass(config, deps) };
-}
 
 /** Keeps the literal types of a descriptor (its `type`, its schema's shape) for what is derived from it. */
 export function defineTransport<const D extends TransportDescriptor>(descriptor: D): D {

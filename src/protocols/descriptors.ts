@@ -1,32 +1,27 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { battleyeTransport } from './battleye/descriptor.js';
-import { BattlEyeExecutor } from './battleye/executor.js';
-import { withExecutor, type ExecutorDeps, type ResolveContext } from './descriptor.js';
-import type { Executor } from './executor.js';
+import type { ResolveContext, ResolvedOf } from './descriptor.js';
 import { rconTransport } from './rcon/descriptor.js';
-import { RconExecutor } from './rcon/executor.js';
 import { scriptTransport } from './script/descriptor.js';
-import { ScriptExecutor } from './script/executor.js';
 import { telnetTransport } from './telnet/descriptor.js';
-import { TelnetExecutor } from './telnet/executor.js';
 import { tshockTransport } from './tshock/descriptor.js';
-import { TShockExecutor } from './tshock/executor.js';
 import { webrconTransport } from './webrcon/descriptor.js';
-import { WebRconExecutor } from './webrcon/executor.js';
 
 /**
- * Every transport porter speaks, in the order the config schema lists them, each with the
- * executor that runs it. A new transport is one entry here: everything keyed by a transport's
- * name (the config union, init's consoles, `porter rcon`, the executor a server gets) derives from it.
+ * Every transport porter speaks, in the order the config schema lists them: what reading a config
+ * needs of each (schema, defaults, secret, console, open files, resolve), and nothing of its
+ * runtime. A new transport is one entry here and one in `EXECUTORS` (executors.ts): everything
+ * keyed by a transport's name (the config union, init's consoles, `porter rcon`) derives from
+ * this list, and the compiler makes the executors' list follow it.
  */
 export const TRANSPORTS = [
-  withExecutor(rconTransport, RconExecutor),
-  withExecutor(webrconTransport, WebRconExecutor),
-  withExecutor(scriptTransport, ScriptExecutor),
-  withExecutor(telnetTransport, TelnetExecutor),
-  withExecutor(tshockTransport, TShockExecutor),
-  withExecutor(battleyeTransport, BattlEyeExecutor),
+  rconTransport, // Source RCON over TCP
+  webrconTransport, // Rust's WebRCON
+  scriptTransport, // a local program, once per command
+  telnetTransport, // 7 Days to Die's telnet console
+  tshockTransport, // Terraria's TShock REST API
+  battleyeTransport, // BattlEye RCon over UDP
 ] as const;
 
 type Transports = typeof TRANSPORTS;
@@ -39,6 +34,9 @@ export type ConsoleTransportType = Extract<Transport, { readonly console: object
 type ParsedExecutor = z.output<Transport['schema']>;
 /** What an executor is built from: paths absolute, the secret resolved. */
 export type ResolvedExecutor = ReturnType<Transport['resolve']>;
+/** What the executor of transport `T` is built from. */
+export type ResolvedExecutorOf<T extends TransportType> = ResolvedOf<TransportOf<T>>;
+type TransportOf<T extends TransportType> = Extract<Transport, { readonly type: T }>;
 
 /** Each element's schema, keeping the tuple (the union needs one schema per position). */
 type Schemas<T extends readonly Transport[]> = { -readonly [K in keyof T]: T[K]['schema'] };
@@ -46,14 +44,14 @@ type Schemas<T extends readonly Transport[]> = { -readonly [K in keyof T]: T[K][
 /** The union of every transport's `executor` section, told apart by `type`. */
 export const executorSchema = z.discriminatedUnion('type', TRANSPORTS.map((transport) => transport.schema) as Schemas<Transports>);
 
-export function transportOf<T extends TransportType>(type: T): Extract<Transport, { readonly type: T }> {
+export function transportOf<T extends TransportType>(type: T): TransportOf<T> {
   const found = TRANSPORTS.find((transport) => transport.type === type);
   // The schema admits no other type, so only a caller that bypassed it gets here.
   if (!found)
     throw new ConfigError(
       `executor.type "${type}" is not a transport porter knows; use one of ${TRANSPORTS.map((t) => t.type).join(', ')}`,
     );
-  return found as Extract<Transport, { readonly type: T }>;
+  return found as TransportOf<T>;
 }
 
 /** One section resolved by its own transport. */
@@ -61,11 +59,4 @@ export function resolveExecutor(parsed: ParsedExecutor, context: ResolveContext)
   // The descriptor is the one `parsed.type` names, so it takes this section; TypeScript cannot follow the pairing across the union.
   const resolve = transportOf(parsed.type).resolve as (parsed: ParsedExecutor, context: ResolveContext) => ResolvedExecutor;
   return resolve(parsed, context);
-}
-
-/** The executor that runs a resolved section: its own transport's. */
-export function createExecutor(config: ResolvedExecutor, deps: ExecutorDeps): Executor {
-  // The transport is the one `config.type` names, so its executor takes this section; TypeScript cannot follow the pairing across the union.
-  const create = transportOf(config.type).createExecutor as (config: ResolvedExecutor, deps: ExecutorDeps) => Executor;
-  return create(config, deps);
 }

@@ -42,8 +42,9 @@ interface NotSentWords {
 
 /**
  * What an executor is by its reconnecting link alone: readiness, stats, the first connect and
- * waiting for one, one request at a time on the open connection, and closing. The WebRCON,
- * telnet, BattlEye and TShock executors extend it and add how a command travels.
+ * waiting for one, one request at a time on the open connection, and closing. Every executor
+ * that holds a connection (RCON, WebRCON, telnet, BattlEye, TShock) extends it and adds how a
+ * command travels.
  */
 export abstract class LinkedExecutor<Conn, Config> {
   protected abstract readonly link: ReconnectingLink<Conn>;

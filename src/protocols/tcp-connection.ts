@@ -2,6 +2,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
 import { CredentialsError, NotSentError } from '../errors.js';
 import { isOutOfFiles, outOfFilesAdvice } from '../net/open-files.js';
+import type { LinkTransport } from '../net/reconnecting-link.js';
 import { stepWithin, type StepHost } from './step.js';
 
 type TcpConnectionState = 'idle' | 'connecting' | 'authenticating' | 'ready' | 'closed';
@@ -247,4 +248,22 @@ export function openErrorOf(
 function describeSocketError(error: Error): Error {
   const code = (error as NodeJS.ErrnoException).code;
   return new Error(code ? `${code}: ${error.message}` : error.message, { cause: error });
+}
+
+/**
+ * How a reconnecting link keeps a stream console's connection (RCON, telnet): usable while
+ * logged in, ended with the reason it ended for, destroyed when dropped or when porter closes the
+ * session (`closing` says so to whatever was outstanding).
+ */
+export function tcpLinkTransport<C extends TcpConnection<StepHandlers>>(
+  open: (signal: AbortSignal) => Promise<C>,
+  closing: string,
+): LinkTransport<C> {
+  return {
+    open,
+    isOpen: (connection) => connection.state === 'ready',
+    watch: (connection, ended) => connection.onEnd((reason) => ended(reason.message)),
+    drop: (connection) => connection.destroy(),
+    release: (connection) => connection.destroy(new Error(closing)),
+  };
 }

@@ -35,16 +35,18 @@ async function assembleAsRunDoes(config: Config): Promise<void> {
   try {
     if (config.health) parseListen(config.health.listen);
     const journal = new Journal(stateDir);
-    const parts = config.servers.map((server) =>
-      buildServer(server, {
-        client,
-        budget: new Budget(config.api.budget, systemClock),
-        pollIdleMs: config.poll.idleMs,
-        journal,
-        clock: systemClock,
-        logger,
-        scrub: (text) => text,
-      }),
+    const parts = await Promise.all(
+      config.servers.map((server) =>
+        buildServer(server, {
+          client,
+          budget: new Budget(config.api.budget, systemClock),
+          pollIdleMs: config.poll.idleMs,
+          journal,
+          clock: systemClock,
+          logger,
+          scrub: (text) => text,
+        }),
+      ),
     );
     await Promise.all(parts.map((part) => part.executor.close()));
   } finally {

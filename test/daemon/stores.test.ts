@@ -93,7 +93,7 @@ describe('many stores in one process', () => {
     });
     const pulls = (serverId: string) => api.requests.filter((r) => r.route === 'pull' && r.serverId === serverId).length;
     try {
-      const runners = fleet.assemble();
+      const runners = await fleet.assemble();
       await Promise.all(runners.map((runner) => runner.connect()));
       for (const runner of runners) fleet.start(runner, false);
       // Each loop pulls once at start and then idles for idleMs.

@@ -4,6 +4,7 @@ import { CommandRefusedError } from '../../errors.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { assertSingleLine, type ExecutionContext, type Executor } from '../executor.js';
 import { executorLink, LinkedExecutor, type LinkedExecutorDeps } from '../linked-executor.js';
+import { tcpLinkTransport } from '../tcp-connection.js';
 import { TelnetConnection } from './connection.js';
 import { endsSession } from './console-text.js';
 import { TelnetConnectError } from './errors.js';
@@ -34,24 +35,18 @@ export class TelnetExecutor extends LinkedExecutor<TelnetConnection, TelnetExecu
     this.#logger = deps.logger.child({ executor: 'telnet', telnet: address });
     const clock = deps.clock ?? systemClock;
     this.link = executorLink<TelnetConnection>(
-      {
-        open: async (signal) => {
-          const connection = new TelnetConnection({
-            host: config.host,
-            port: config.port,
-            password: config.password,
-            connectTimeoutMs: config.connectTimeoutMs,
-            logger: this.#logger,
-            clock,
-          });
-          await connection.open(signal);
-          return connection;
-        },
-        isOpen: (connection) => connection.state === 'ready',
-        watch: (connection, ended) => connection.onEnd((reason) => ended(reason.message)),
-        drop: (connection) => connection.destroy(),
-        release: (connection) => connection.destroy(new Error('porter closed the telnet session')),
-      },
+      tcpLinkTransport(async (signal) => {
+        const connection = new TelnetConnection({
+          host: config.host,
+          port: config.port,
+          password: config.password,
+          connectTimeoutMs: config.connectTimeoutMs,
+          logger: this.#logger,
+          clock,
+        });
+        await connection.open(signal);
+        return connection;
+      }, 'porter closed the telnet session'),
       {
         subject: `the telnet session to ${address}`,
         ConnectError: TelnetConnectError,

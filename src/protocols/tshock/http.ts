@@ -1,7 +1,6 @@
-import type { Client, Dispatcher } from 'undici';
+import { Client, type Dispatcher } from 'undici';
 import { startDeadline, type Clock } from '../../clock.js';
 import { DelegatingHandler } from '../../net/delegating-handler.js';
-import { loadUndici } from '../../net/undici.js';
 import { BodyTooLargeError, errorCode, NOT_SENT_CODES, readCappedBody } from '../../net/http.js';
 import { withDeadline } from '../../abort.js';
 
@@ -65,27 +64,22 @@ class StartWatcher extends DelegatingHandler {
  * path holds the token.
  */
 export class TShockHttp {
-  /** Built once undici is loaded (net/undici.ts): at once when porter runs, since the Seller API client has loaded it. */
-  readonly #client: Promise<Client>;
+  readonly #client: Client;
   readonly #options: TShockHttpOptions;
 
   constructor(options: TShockHttpOptions) {
     this.#options = options;
-    this.#client = loadUndici().then(
-      ({ Client }) => new Client(options.origin, { connect: { timeout: options.connectTimeoutMs }, pipelining: 1 }),
-    );
+    this.#client = new Client(options.origin, { connect: { timeout: options.connectTimeoutMs }, pipelining: 1 });
   }
 
   /** The answer, whatever its HTTP status; RequestNotSent or RequestUnanswered when there is none. */
   async get(path: string, timeoutMs: number, signal?: AbortSignal): Promise<HttpAnswer> {
-    // Awaited before the abort check, so nothing can abort between that check and the request.
-    const client = await this.#client;
     if (signal?.aborted) throw new RequestNotSent('cancelled before it was sent');
     // The whole exchange within connect + answer time; the answer within its own once the request is out.
     const within = withDeadline(this.#options.clock, this.#options.connectTimeoutMs + timeoutMs, signal);
     let cancelAnswerDeadline = () => {};
     try {
-      const dispatcher = client.compose(
+      const dispatcher = this.#client.compose(
         (dispatch) => (options, handler) =>
           dispatch(
             options,
@@ -123,6 +117,6 @@ export class TShockHttp {
   }
 
   async close(): Promise<void> {
-    await (await this.#client).destroy().catch(() => undefined);
+    await this.#client.destroy().catch(() => undefined);
   }
 }

@@ -1,8 +1,7 @@
 import type { Duplex } from 'node:stream';
-import type { Dispatcher, WebSocket } from 'undici';
+import { WebSocket, type Dispatcher } from 'undici';
 import { startDeadline, type Clock } from '../../clock.js';
 import { CredentialsError, PorterError } from '../../errors.js';
-import { loadUndici } from '../../net/undici.js';
 import { handshakeRecorder, type HandshakeAnswer } from './handshake.js';
 import { NON_LITERAL_PASSWORD_HINT, type WebRconAddress } from './url.js';
 
@@ -98,10 +97,9 @@ export class WebRconConnection {
     });
   }
 
-  static async open(options: WebRconOpenOptions): Promise<WebRconConnection> {
+  static open(options: WebRconOpenOptions): Promise<WebRconConnection> {
     const { address, clock, signal } = options;
-    const { WebSocket, errors } = await loadUndici();
-    const recorder = handshakeRecorder(errors.HTTPParserError);
+    const recorder = handshakeRecorder();
     const dispatcher = options.dispatcher.compose(recorder.interceptor);
     return new Promise<WebRconConnection>((resolve, reject) => {
       if (signal?.aborted) {
@@ -149,7 +147,7 @@ export class WebRconConnection {
   }
 
   get isOpen(): boolean {
-    return this.#open && this.#ws.readyState === this.#ws.OPEN;
+    return this.#open && this.#ws.readyState === WebSocket.OPEN;
   }
 
   /** Frames of any kind received so far: a connection silent since a request was sent may be dead. */
@@ -182,7 +180,7 @@ export class WebRconConnection {
 
   /** Closes politely, and destroys the socket if the server does not answer the close frame in time. */
   async close(): Promise<void> {
-    if (this.#ws.readyState === this.#ws.CLOSED) return;
+    if (this.#ws.readyState === WebSocket.CLOSED) return;
     this.#ws.close(1000);
     const timer = new AbortController();
     const answered = await Promise.race([

@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
-import type { Agent } from 'undici';
+import { Agent } from 'undici';
 import { systemClock } from '../../clock.js';
 import { ConfigError, NotSentError } from '../../errors.js';
 import type { BackoffPolicy } from '../../net/backoff.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
-import { loadUndici } from '../../net/undici.js';
 import { MAX_WEBSOCKET_MESSAGE_BYTES } from '../answer-limit.js';
 import { assertSingleLine, type ExecutionContext, type Executor } from '../executor.js';
 import { executorLink, LinkedExecutor, type LinkedExecutorDeps } from '../linked-executor.js';
@@ -50,8 +49,7 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconEx
   readonly #address: WebRconAddress;
   readonly #logger: Logger;
   readonly #probe: string | null;
-  /** Built once undici is loaded (net/undici.ts): at once when porter runs, since the Seller API client has loaded it. */
-  readonly #agent: Promise<Agent>;
+  readonly #agent: Agent;
   readonly #requests: WebRconRequests;
   protected readonly link: ReconnectingLink<WebRconConnection>;
 
@@ -65,10 +63,7 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconEx
     this.#logger = deps.logger.child({ executor: 'webrcon', webrcon: this.#address.display });
     const clock = deps.clock ?? systemClock;
     this.#probe = deps.probeCommand === undefined ? 'server.hostname' : deps.probeCommand;
-    this.#agent = loadUndici().then(
-      ({ Agent }) =>
-        new Agent({ connect: { timeout: config.connectTimeoutMs }, webSocket: { maxPayloadSize: MAX_WEBSOCKET_MESSAGE_BYTES } }),
-    );
+    this.#agent = new Agent({ connect: { timeout: config.connectTimeoutMs }, webSocket: { maxPayloadSize: MAX_WEBSOCKET_MESSAGE_BYTES } });
     this.#requests = new WebRconRequests(
       clock,
       this.#address.display,
@@ -82,11 +77,11 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconEx
     );
     this.link = executorLink<WebRconConnection>(
       {
-        open: async (signal) =>
+        open: (signal) =>
           WebRconConnection.open({
             address: this.#address,
             connectTimeoutMs: config.connectTimeoutMs,
-            dispatcher: await this.#agent,
+            dispatcher: this.#agent,
             clock,
             signal,
           }),
@@ -128,7 +123,7 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconEx
 
   /** Once the link is closed (and with it every waiter and request): the agent's sockets. */
   protected override async closed(): Promise<void> {
-    await (await this.#agent).destroy().catch(() => undefined);
+    await this.#agent.destroy().catch(() => undefined);
   }
 
   async #request(command: string, probe: string | null, signal?: AbortSignal): Promise<string> {

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Dispatcher, errors } from 'undici';
+import { errors, type Dispatcher } from 'undici';
 import { DelegatingHandler } from '../../net/delegating-handler.js';
 
 /**
@@ -20,21 +20,12 @@ export type HandshakeAnswer =
   | { readonly kind: 'not-http' }
   | { readonly kind: 'error'; readonly code: string };
 
-/** undici's error for bytes that are not HTTP; passed in, as undici is loaded only when a connection opens (net/undici.ts). */
-type ParserErrorClass = typeof errors.HTTPParserError;
-
 class RecordingHandler extends DelegatingHandler {
   readonly #record: (answer: HandshakeAnswer, socket?: Duplex) => void;
-  readonly #ParserError: ParserErrorClass;
 
-  constructor(
-    inner: Dispatcher.DispatchHandler,
-    record: (answer: HandshakeAnswer, socket?: Duplex) => void,
-    ParserError: ParserErrorClass,
-  ) {
+  constructor(inner: Dispatcher.DispatchHandler, record: (answer: HandshakeAnswer, socket?: Duplex) => void) {
     super(inner);
     this.#record = record;
-    this.#ParserError = ParserError;
   }
 
   override onRequestUpgrade(
@@ -58,7 +49,7 @@ class RecordingHandler extends DelegatingHandler {
   }
 
   override onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
-    if (error instanceof this.#ParserError) this.#record({ kind: 'not-http' });
+    if (error instanceof errors.HTTPParserError) this.#record({ kind: 'not-http' });
     else this.#record({ kind: 'error', code: (error as NodeJS.ErrnoException).code ?? error.name });
     super.onResponseError(controller, error);
   }
@@ -72,7 +63,7 @@ interface HandshakeRecorder {
 }
 
 /** An interceptor for one connection attempt, and what it saw. */
-export function handshakeRecorder(ParserError: ParserErrorClass): HandshakeRecorder {
+export function handshakeRecorder(): HandshakeRecorder {
   let answer: HandshakeAnswer = { kind: 'none' };
   let upgraded: Duplex | undefined;
   const record = (next: HandshakeAnswer, socket?: Duplex) => {
@@ -81,7 +72,7 @@ export function handshakeRecorder(ParserError: ParserErrorClass): HandshakeRecor
     if (socket) upgraded = socket;
   };
   return {
-    interceptor: (dispatch) => (options, handler) => dispatch(options, new RecordingHandler(handler, record, ParserError)),
+    interceptor: (dispatch) => (options, handler) => dispatch(options, new RecordingHandler(handler, record)),
     answer: () => answer,
     socket: () => upgraded,
   };
