@@ -1,5 +1,5 @@
 // npm run test:unit: every compiled test file outside the integration, lifecycle and ship tiers
-// (docs/contributing.md#build-test), in a few Node processes that each run their share of the files
+// (docs/contributing.md#which-loop-when), in a few Node processes that each run their share of the files
 // one after another, instead of one process per file as `node --test` does (and `npm test` still
 // does). On Node 20 a process per file costs ~0.3 s of CPU to start and load porter's modules
 // again: for ~120 files that was more than half of the tier's CPU time, which on 2 cores decided
