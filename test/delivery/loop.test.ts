@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { pino } from 'pino';
 import type { PullResult, ReportResult, ServerApi } from '../../src/api/types.js';
-import { systemClock } from '../../src/clock.js';
 import { ApiServerError } from '../../src/api/errors.js';
 import { CommandFailedError, CredentialsError, NotSentError, OutcomeUnknownError } from '../../src/errors.js';
 import { Journal } from '../../src/delivery/journal/journal.js';
@@ -113,12 +112,20 @@ class ScriptedExecutor implements Executor {
   async close(): Promise<void> {}
 }
 
+/**
+ * On the fake clock: the loop's idle waits, API back-offs (0.5 s doubling), notSentRetryMs and
+ * journal retries pass when the test moves time (`until`), not after real seconds, and none can
+ * run out early because the machine is slow. The loop on the real clock (its idle wait a timer)
+ * is in loop-gates.test.ts and loop-history.test.ts.
+ */
 function setup(overrides: Partial<DeliveryLoopOptions> = {}, disk = new FaultyFs()) {
   const dir = mkdtempSync(join(tmpdir(), 'porter-loop-'));
   dirs.push(dir);
   const api = new ScriptedApi();
   const executor = new ScriptedExecutor();
   const journal = new Journal(dir, { files: disk.files() });
+  // Fake time starts at the wall time: the journal dates what it keeps by its own clock.
+  const clock = new FakeClock(Date.now());
   const loop = new DeliveryLoop({
     serverId,
     api,
@@ -130,21 +137,26 @@ function setup(overrides: Partial<DeliveryLoopOptions> = {}, disk = new FaultyFs
     idleDelay: () => 5,
     pullDelay: () => 0,
     notSentRetryMs: 300,
-    clock: systemClock,
+    clock,
     logger: pino({ level: 'silent' }),
     ...overrides,
   });
   const stop = new AbortController();
   const hard = new AbortController();
   const running = loop.run({ stop: stop.signal, hard: hard.signal });
-  return { api, executor, journal, loop, stop, hard, running, dir };
+  return { api, executor, journal, loop, stop, hard, running, dir, clock };
+}
+
+/** Moves the fake clock from wake-up to wake-up until `done` holds; fails after a minute of it. */
+async function until(clock: FakeClock, done: () => boolean, what = 'condition'): Promise<void> {
+  assert.ok(await runClockUntil(clock, done, 60_000), `a minute of fake time passed without ${what}`);
 }
 
 describe('delivery loop', () => {
   test('runs a claimed command once, reports done and clears the journal', async () => {
     const t = setup();
     t.api.queue.push({ kind: 'claimed', id: '9007199254740993', command: 'give Steve diamond 1' });
-    await waitFor(() => t.api.reports.length === 1, { what: 'a report' });
+    await until(t.clock, () => t.api.reports.length === 1, 'a report');
     t.stop.abort();
     await t.running;
     assert.deepEqual(t.executor.ran, ['give Steve diamond 1']);
@@ -156,7 +168,7 @@ describe('delivery loop', () => {
     const t = setup();
     t.executor.next.push(async () => 'No player was found');
     t.api.queue.push({ kind: 'claimed', id: '1', command: 'give Nobody dirt 1' });
-    await waitFor(() => t.api.reports.length === 1);
+    await until(t.clock, () => t.api.reports.length === 1);
     t.stop.abort();
     await t.running;
     assert.equal(t.api.reports[0]?.result, 'fail');
@@ -170,7 +182,7 @@ describe('delivery loop', () => {
       { kind: 'claimed', id: '2', command: 'op Steve' },
       { kind: 'claimed', id: '3', command: { not: 'a string' } },
     );
-    await waitFor(() => t.api.reports.length === 3);
+    await until(t.clock, () => t.api.reports.length === 3);
     t.stop.abort();
     await t.running;
     assert.deepEqual(t.executor.ran, []);
@@ -191,7 +203,7 @@ describe('delivery loop', () => {
       throw new OutcomeUnknownError('no answer within 5000 ms');
     });
     t.api.queue.push({ kind: 'claimed', id: '5', command: 'give Steve diamond 1' });
-    await waitFor(() => t.api.reports.length === 1);
+    await until(t.clock, () => t.api.reports.length === 1);
     t.stop.abort();
     await t.running;
     assert.equal(attempts, 1);
@@ -201,8 +213,8 @@ describe('delivery loop', () => {
   test('not sent is retried when the game server is back, within the bound', async () => {
     // The retry window runs on a fake clock: the server comes back 1 ms before notSentRetryMs
     // ends however slow the machine is, instead of a real 50 ms timer racing a real 300 ms window.
-    const clock = new FakeClock();
-    const t = setup({ clock });
+    const t = setup();
+    const { clock } = t;
     let failedAt = -1;
     t.executor.next.push(async () => {
       t.executor.ready = false;
@@ -229,8 +241,8 @@ describe('delivery loop', () => {
 
   test('not sent for longer than notSentRetryMs is failed with the reason', async () => {
     // On the fake clock: the window ends when the test moves time past it, not after 100 real ms.
-    const clock = new FakeClock();
-    const t = setup({ clock, notSentRetryMs: 100 });
+    const t = setup({ notSentRetryMs: 100 });
+    const { clock } = t;
     let failedAt = -1;
     t.executor.next.push(async () => {
       t.executor.ready = false;
@@ -253,7 +265,7 @@ describe('delivery loop', () => {
       throw new CommandFailedError('exit status 3: no such player');
     });
     t.api.queue.push({ kind: 'claimed', id: '8', command: 'rank Steve vip' });
-    await waitFor(() => t.api.reports.length === 1);
+    await until(t.clock, () => t.api.reports.length === 1);
     t.stop.abort();
     await t.running;
     assert.equal(t.api.reports[0]?.reason, 'exit status 3: no such player');
@@ -263,7 +275,7 @@ describe('delivery loop', () => {
     const t = setup();
     t.api.reportFailuresLeft = 2;
     t.api.queue.push({ kind: 'claimed', id: '9', command: 'say hi' });
-    await waitFor(() => t.api.reports.length === 1, { timeoutMs: 20_000 });
+    await until(t.clock, () => t.api.reports.length === 1, 'the report accepted');
     t.stop.abort();
     await t.running;
     assert.deepEqual(t.executor.ran, ['say hi']);
@@ -284,17 +296,19 @@ describe('delivery loop', () => {
 
   test('no pull while the game server is unreachable', async () => {
     const t = setup();
-    await waitFor(() => t.api.pulls > 0, { what: 'the first idle pull' });
+    await until(t.clock, () => t.api.pulls > 0, 'the first idle pull');
     t.executor.ready = false;
     const pullsBefore = t.api.pulls;
     const waitsBefore = t.executor.waitReadyCalls;
     // Once the loop is parked waiting for the game server, it must not have pulled again.
-    await waitFor(() => t.executor.waitReadyCalls > waitsBefore + 0 && !t.executor.isReady(), {
-      what: 'the loop waiting for the game server',
-    });
+    await until(
+      t.clock,
+      () => t.executor.waitReadyCalls > waitsBefore + 0 && !t.executor.isReady(),
+      'the loop waiting for the game server',
+    );
     assert.ok(t.api.pulls <= pullsBefore + 1, 'at most the pull already under way when the server went down');
     t.executor.ready = true;
-    await waitFor(() => t.api.pulls > pullsBefore, { what: 'a pull once the server is back' });
+    await until(t.clock, () => t.api.pulls > pullsBefore, 'a pull once the server is back');
     t.stop.abort();
     await t.running;
   });
@@ -302,13 +316,14 @@ describe('delivery loop', () => {
   test('on start, a claim without outcome is reported as unknown and never run; a recorded outcome is reported as is', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'porter-loop-'));
     dirs.push(dir);
+    const clock = new FakeClock(Date.now());
     const before = new Journal(dir);
-    await before.claim(serverId, '100', 'give Steve diamond 1', Date.now());
-    await before.claim(serverId, '101', 'give Alex diamond 1', Date.now());
-    await before.recordOutcome(serverId, '101', { result: 'done' }, Date.now());
+    await before.claim(serverId, '100', 'give Steve diamond 1', clock.now());
+    await before.claim(serverId, '101', 'give Alex diamond 1', clock.now());
+    await before.recordOutcome(serverId, '101', { result: 'done' }, clock.now());
     const api = new ScriptedApi();
     const executor = new ScriptedExecutor();
-    const loop = new DeliveryLoop({ ...loopOptions(api, executor), journal: new Journal(dir) });
+    const loop = new DeliveryLoop({ ...loopOptions(api, executor, clock), journal: new Journal(dir) });
     await loop.settleJournal(new AbortController().signal);
     assert.deepEqual(executor.ran, []);
     const byId = Object.fromEntries(api.reports.map((r) => [r.id, r]));
@@ -322,9 +337,9 @@ describe('delivery loop', () => {
     const t = setup();
     t.executor.next.push(async () => 'No player was found');
     t.api.queue.push({ kind: 'claimed', id: '20', command: 'give Steve diamond 1' }, { kind: 'claimed', id: '21', command: 'say hi' });
-    await waitFor(() => t.api.reports.length === 2);
+    await until(t.clock, () => t.api.reports.length === 2);
     t.api.queue.push({ kind: 'claimed', id: '20', command: 'give Steve diamond 1' }, { kind: 'claimed', id: '21', command: 'say hi' });
-    await waitFor(() => t.api.reports.length === 4);
+    await until(t.clock, () => t.api.reports.length === 4);
     t.stop.abort();
     await t.running;
     assert.deepEqual(t.executor.ran, ['say hi'], 'each id ran once (20 answered "No player was found", 21 ran)');
@@ -334,17 +349,18 @@ describe('delivery loop', () => {
   test('a settled id is remembered across a restart', async () => {
     const t = setup();
     t.api.queue.push({ kind: 'claimed', id: '30', command: 'say once' });
-    await waitFor(() => t.api.reports.length === 1);
+    await until(t.clock, () => t.api.reports.length === 1);
     t.stop.abort();
     await t.running;
     t.journal.close();
     const api = new ScriptedApi();
     const executor = new ScriptedExecutor();
-    const again = new DeliveryLoop({ ...loopOptions(api, executor), journal: new Journal(t.dir) });
+    const clock = new FakeClock(t.clock.now());
+    const again = new DeliveryLoop({ ...loopOptions(api, executor, clock), journal: new Journal(t.dir) });
     const stop = new AbortController();
     const running = again.run({ stop: stop.signal, hard: new AbortController().signal });
     api.queue.push({ kind: 'claimed', id: '30', command: 'say once' });
-    await waitFor(() => api.reports.length === 1);
+    await until(clock, () => api.reports.length === 1);
     stop.abort();
     await running;
     assert.deepEqual(executor.ran, []);
@@ -354,7 +370,7 @@ describe('delivery loop', () => {
   test('an empty or blank command is failed and never sent', async () => {
     const t = setup();
     t.api.queue.push({ kind: 'claimed', id: '40', command: '' }, { kind: 'claimed', id: '41', command: ' \t ' });
-    await waitFor(() => t.api.reports.length === 2);
+    await until(t.clock, () => t.api.reports.length === 2);
     t.stop.abort();
     await t.running;
     assert.deepEqual(t.executor.ran, []);
@@ -364,20 +380,20 @@ describe('delivery loop', () => {
   test('a claim the journal cannot write is not run and is reported failed; nothing is claimed until the journal is writable again', async () => {
     const disk = new FaultyFs();
     const t = setup({}, disk);
-    await waitFor(() => t.api.pulls > 0, { what: 'the first idle pull' });
+    await until(t.clock, () => t.api.pulls > 0, 'the first idle pull');
     disk.refuseWith = 'ENOSPC';
     t.api.queue.push({ kind: 'claimed', id: '50', command: 'give Steve diamond 1' });
-    await waitFor(() => t.api.reports.length === 1, { what: 'the failed report' });
+    await until(t.clock, () => t.api.reports.length === 1, 'the failed report');
     assert.equal(t.api.reports[0]?.result, 'fail');
     assert.match(t.api.reports[0]?.reason ?? '', /^not run: porter could not record the claim in its journal/);
     assert.equal(t.journal.writable, false);
     const pulls = t.api.pulls;
     t.api.queue.push({ kind: 'claimed', id: '51', command: 'give Alex diamond 1' });
     // The loop retries the journal about every second; give it several tries while the disk is full.
-    await waitFor(() => disk.writes > 0 && t.journal.writeFailures >= 3, { what: 'the loop retrying the journal', timeoutMs: 30_000 });
+    await until(t.clock, () => disk.writes > 0 && t.journal.writeFailures >= 3, 'the loop retrying the journal');
     assert.equal(t.api.pulls, pulls, 'pulled while the journal could not be written');
     disk.refuseWith = undefined;
-    await waitFor(() => t.api.reports.length === 2, { what: 'deliveries resuming by themselves', timeoutMs: 30_000 });
+    await until(t.clock, () => t.api.reports.length === 2, 'deliveries resuming by themselves');
     t.stop.abort();
     await t.running;
     assert.deepEqual(t.executor.ran, ['give Alex diamond 1']);
@@ -393,7 +409,7 @@ describe('delivery loop', () => {
       return '';
     });
     t.api.queue.push({ kind: 'claimed', id: '60', command: 'give Steve diamond 1' });
-    await waitFor(() => t.api.reports.length === 1);
+    await until(t.clock, () => t.api.reports.length === 1);
     disk.refuseWith = undefined;
     t.stop.abort();
     await t.running;
@@ -408,7 +424,7 @@ describe('delivery loop', () => {
       throw new CommandFailedError(`exit status 1: auth failed for password ${secret}`);
     });
     t.api.queue.push({ kind: 'claimed', id: '70', command: 'rank Steve vip' });
-    await waitFor(() => t.api.reports.length === 1);
+    await until(t.clock, () => t.api.reports.length === 1);
     t.stop.abort();
     await t.running;
     assert.equal(t.api.reports[0]?.reason, 'exit status 1: auth failed for password [Redacted]');
@@ -424,7 +440,7 @@ describe('delivery loop', () => {
     const t = setup({ logger });
     t.api.reportFailuresLeft = 1;
     t.api.queue.push({ kind: 'claimed', id: '80', command: 'say hi' });
-    await waitFor(() => t.api.reports.length === 1, { timeoutMs: 20_000 });
+    await until(t.clock, () => t.api.reports.length === 1, 'the report accepted');
     t.stop.abort();
     await t.running;
     // The warning says why, not only that.
@@ -447,13 +463,14 @@ describe('delivery loop', () => {
         { route: 'pull' },
       );
     };
+    const clock = new FakeClock(Date.now());
     const loop = new DeliveryLoop({
-      ...loopOptions(api, new ScriptedExecutor()),
+      ...loopOptions(api, new ScriptedExecutor(), clock),
       journal: new Journal(mkdtempSync(join(tmpdir(), 'porter-loop-'))),
     });
     const stop = new AbortController();
     const running = loop.run({ stop: stop.signal, hard: new AbortController().signal });
-    await waitFor(() => failures > 0 && loop.health().lastApiError);
+    await until(clock, () => failures > 0 && loop.health().lastApiError !== undefined);
     stop.abort();
     await running;
     const text = loop.health().lastApiError ?? '';
@@ -462,7 +479,7 @@ describe('delivery loop', () => {
   });
 });
 
-function loopOptions(api: ScriptedApi, executor: ScriptedExecutor): Omit<DeliveryLoopOptions, 'journal'> {
+function loopOptions(api: ScriptedApi, executor: ScriptedExecutor, clock: FakeClock): Omit<DeliveryLoopOptions, 'journal'> {
   return {
     serverId,
     api,
@@ -473,7 +490,7 @@ function loopOptions(api: ScriptedApi, executor: ScriptedExecutor): Omit<Deliver
     idleDelay: () => 5,
     pullDelay: () => 0,
     notSentRetryMs: 100,
-    clock: systemClock,
+    clock,
     logger: pino({ level: 'silent' }),
   };
 }

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { checkArgs, configOfUnit, parseUnit, unitName } from '../../src/init/unit-check.js';
-import { CLI } from '../integration/harness.js';
+import { CLI } from './harness.js';
 
 function porter(args: readonly string[]): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve) => {

@@ -1,10 +1,10 @@
-import { NotSentError } from '../../../src/errors.js';
+import { NotSentError } from '../../src/errors.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, readdirSync } from 'node:fs';
 import { pino } from 'pino';
-import { ScriptExecutor } from '../../../src/protocols/script/executor.js';
+import { ScriptExecutor } from '../../src/protocols/script/executor.js';
 import { fixture } from './process-helpers.js';
 
 /**

@@ -5,10 +5,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '../../../src/errors.js';
-import { currentHolder, processStartTime } from '../../../src/delivery/state/lock-holder.js';
-import { LOCK_FILE, lockStateDir } from '../../../src/delivery/state/state-lock.js';
-import { waitFor } from '../../helpers/wait-for.js';
+import { ConfigError } from '../../src/errors.js';
+import { currentHolder, processStartTime } from '../../src/delivery/state/lock-holder.js';
+import { LOCK_FILE, lockStateDir } from '../../src/delivery/state/state-lock.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /**
  * The state directory lock identifies its holder exactly. A lock that names a
@@ -201,7 +201,7 @@ describe(
   'state directory lock file on its own (no kernel lock: not Linux, or another network namespace)',
   { skip: linux ? false : 'needs /proc' },
   () => {
-    const stateLock = fileURLToPath(new URL('../../../src/delivery/state/state-lock.js', import.meta.url));
+    const stateLock = fileURLToPath(new URL('../../src/delivery/state/state-lock.js', import.meta.url));
     /**
      * A process that waits for "go" on stdin, then takes the lock with the kernel lock switched
      * off, prints "won" or "lost: <message>", and holds what it got until stdin closes.

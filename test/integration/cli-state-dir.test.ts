@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startBed, type TestBed } from '../integration/harness.js';
+import { startBed, type TestBed } from './harness.js';
 
 /**
  * Over the real CLI: a state directory porter cannot use ends `porter run` with

@@ -12,8 +12,8 @@ import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '..
 import { FakeWebRconServer } from '../fakes/webrcon-server.js';
 import { Terminal } from '../helpers/tmux.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { CLI, isSettled, WAIT } from '../integration/harness.js';
-import { fixtureTable } from './fixture-table.js';
+import { CLI, isSettled, WAIT } from './harness.js';
+import { fixtureTable } from '../init/fixture-table.js';
 import { missingTool } from '../ship/run.js';
 
 /**

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { waitFor } from '../../helpers/wait-for.js';
+import { waitFor } from '../helpers/wait-for.js';
 
-/** Fixture scripts live in the source tree; tests run from dist/test/executors. */
-export const fixture = (name: string): string => fileURLToPath(new URL(`../../../../test/fixtures/scripts/${name}`, import.meta.url));
+/** Fixture scripts live in the source tree; these tests run from dist/test/integration/. */
+export const fixture = (name: string): string => fileURLToPath(new URL(`../../../test/fixtures/scripts/${name}`, import.meta.url));
 
 /**
  * True while `pid` is a live process. An orphan killed by us stays a zombie until init reaps

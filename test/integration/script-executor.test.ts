@@ -4,11 +4,11 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { ScriptExecutor, ScriptNotStartedError, type ScriptExecutorConfig } from '../../../src/protocols/script/executor.js';
-import { CommandFailedError, CommandRefusedError, ConfigError, NotSentError, OutcomeUnknownError } from '../../../src/errors.js';
-import { FakeClock, flush } from '../../helpers/fake-clock.js';
-import { stepClockUntil } from '../../helpers/step-clock.js';
-import { waitFor } from '../../helpers/wait-for.js';
+import { ScriptExecutor, ScriptNotStartedError, type ScriptExecutorConfig } from '../../src/protocols/script/executor.js';
+import { CommandFailedError, CommandRefusedError, ConfigError, NotSentError, OutcomeUnknownError } from '../../src/errors.js';
+import { FakeClock, flush } from '../helpers/fake-clock.js';
+import { stepClockUntil } from '../helpers/step-clock.js';
+import { waitFor } from '../helpers/wait-for.js';
 import { fixture, isAlive, killQuietly, readPids } from './process-helpers.js';
 
 const logger = pino({ level: 'silent' });

@@ -6,7 +6,7 @@ import { execPlayerReader, PlayerScriptError } from '../../src/players/exec-sour
 import { FakeClock, flush } from '../helpers/fake-clock.js';
 import { stepClockUntil } from '../helpers/step-clock.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { fixture, isAlive, killQuietly, readPids } from '../protocols/script/process-helpers.js';
+import { fixture, isAlive, killQuietly, readPids } from './process-helpers.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 

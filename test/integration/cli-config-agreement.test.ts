@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync } from 'node:fs';
 import { connect } from 'node:net';
-import { startBed, type ConfigEdit, type TestBed } from '../integration/harness.js';
+import { startBed, type ConfigEdit, type TestBed } from './harness.js';
 
 /**
  * Over the real CLI: `porter check` and `porter run` refuse the same

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { startRconServer, type FakeRconServer } from '../../src/fakes/rcon-server.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/faults/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { CLI, isSettled, WAIT } from '../integration/harness.js';
+import { CLI, isSettled, WAIT } from './harness.js';
 
 /**
  * `porter init` without a terminal, as a script or CI runs it: every answer from flags and the

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { DEMO_GAMES } from '../../src/demo/demo-games.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { PorterProcess, WAIT } from '../integration/harness.js';
+import { PorterProcess, WAIT } from './harness.js';
 
 /**
  * `porter demo` as a newcomer runs it, for every game it can simulate: the bundled bin, nothing

@@ -9,7 +9,7 @@ import { startRconServer } from '../../src/fakes/rcon-server.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
 import { Terminal } from '../helpers/tmux.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { CLI, WAIT } from '../integration/harness.js';
+import { CLI, WAIT } from './harness.js';
 import { missingTool } from '../ship/run.js';
 import { freePort } from '../../bench/lib/free-port.js';
 

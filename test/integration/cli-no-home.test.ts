@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import { cliForAnotherUser } from '../helpers/another-user.js';
-import { CLI } from '../integration/harness.js';
+import { CLI } from './harness.js';
 
 /**
  * systemd's DynamicUser= runs porter as a uid with no passwd entry and no HOME: os.homedir() then

@@ -12,7 +12,7 @@ import { startRconServer } from '../../src/fakes/rcon-server.js';
 import { startTelnetServer } from '../../src/fakes/telnet-server.js';
 import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
 import { fcOptions } from '../helpers/fc-options.js';
-import { CLI } from '../integration/harness.js';
+import { CLI } from './harness.js';
 
 /**
  * What init proved is what `porter run` uses: for any password a Minecraft server.properties or a
