@@ -178,10 +178,16 @@ describe('delivery loop and its history', () => {
         'every delivery done',
       );
       assert.ok(
-        lines.some((l) => /dropping its oldest records not yet written/.test(l.msg)),
+        lines.some((l) => l.event === 'history.dropping'),
         'the bounded queue dropped records',
       );
-      if (fault !== 'hangs') assert.equal(lines.filter((l) => l.level === 50).length, 1, 'one error line for the episode');
+      if (fault !== 'hangs') {
+        assert.deepEqual(
+          lines.filter((l) => l.level === 50).map((l) => l.event),
+          ['history.write.failed'],
+          'one error line for the episode',
+        );
+      }
       disk.release();
       await t.stopped();
     });
