@@ -253,9 +253,14 @@ export class ReconnectingLink<Conn> {
       } catch (error) {
         if (error instanceof CredentialsError || this.#closed) return;
         this.#failedAttempts += 1;
+        const attempt = this.#failedAttempts;
+        const reason = (error as Error).message;
         // 1, 2, 4, 8…: a long outage stays visible without a line every few seconds.
-        const level = (this.#failedAttempts & (this.#failedAttempts - 1)) === 0 ? 'warn' : 'debug';
-        this.#logger[level]({ ...this.#fields, attempt: this.#failedAttempts, reason: (error as Error).message }, this.#wording.retrying);
+        if ((attempt & (attempt - 1)) === 0) {
+          this.#logger.warn({ event: 'connection.retrying', ...this.#fields, attempt, reason }, this.#wording.retrying);
+        } else {
+          this.#logger.debug({ event: 'connection.retrying', ...this.#fields, attempt, reason }, this.#wording.retrying);
+        }
       }
     }
   }
