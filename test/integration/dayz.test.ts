@@ -118,8 +118,7 @@ describe('DayZ over BattlEye RCon through the real CLI', () => {
       await dayz.down();
       await porter.waitForEvent('connection.lost');
       const during = batch('during');
-      // A failed login is logged without an event (src/net/reconnecting-link.ts): its wording finds it.
-      await waitFor(() => porter.logs(/^BattlEye RCon login failed/).length >= 2 || porter.exit, { ...WAIT, what: 'failed logins' });
+      await waitFor(() => porter.events('connection.retrying').length >= 2 || porter.exit, { ...WAIT, what: 'failed logins' });
       await dayz.up();
       await waitFor(() => settled(during) || porter.exit, { ...WAIT, what: 'the deliveries after the server came back' });
 

@@ -111,14 +111,6 @@ export class PorterProcess {
   }
 
   /**
-   * Log lines whose `msg` matches: for a line the source writes without an event (a failed
-   * reconnect, src/net/reconnecting-link.ts); any other line is found by its event, below.
-   */
-  logs(msg: RegExp): LogLine[] {
-    return this.lines.filter((line) => typeof line.msg === 'string' && msg.test(line.msg));
-  }
-
-  /**
    * Log lines of this event (docs/operations.md#log-events), and of those only the ones `where`
    * accepts: the event, not the wording, finds a line, as an operator's alert would.
    */

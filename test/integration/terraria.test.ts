@@ -128,13 +128,13 @@ describe('Terraria (TShock REST) through the real CLI', () => {
       // line on a slow machine, and claim (and hold) whatever is due; porter sent it before it
       // logged two failed checks. A failed check is logged without an event
       // (src/net/reconnecting-link.ts), so its wording finds it.
-      await waitFor(() => porter.logs(/^TShock REST API still unreachable/).some((l) => Number(l.attempt) >= 2) || porter.exit, {
+      await waitFor(() => porter.events('connection.retrying').some((l) => Number(l.attempt) >= 2) || porter.exit, {
         ...WAIT,
         what: 'two failed token checks',
       });
       const during = ['/give "Terra Blade" Bob', '/say back soon', '/give 29 Bob 3'];
       const duringIds = during.map((command) => bed.api.enqueue(SIM_SERVER_ID, { command }));
-      await waitFor(() => porter.logs(/^TShock REST API still unreachable/).some((l) => Number(l.attempt) >= 4) || porter.exit, {
+      await waitFor(() => porter.events('connection.retrying').some((l) => Number(l.attempt) >= 4) || porter.exit, {
         ...WAIT,
         what: 'four failed token checks',
       });

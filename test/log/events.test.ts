@@ -43,6 +43,15 @@ function isLoggerCall(node: ts.CallExpression): node is ts.CallExpression & { ex
   return /(log|logger)$/i.test(last.replace(/^#/, '')) && receiver.getText() !== 'clack.log';
 }
 
+/** `logger[level](…)`: a level chosen at run time, which hides the call's event from this scan. */
+function isComputedLevelCall(node: ts.CallExpression): boolean {
+  const callee = node.expression;
+  if (!ts.isElementAccessExpression(callee)) return false;
+  const receiver = callee.expression;
+  const last = ts.isPropertyAccessExpression(receiver) ? receiver.name.text : ts.isIdentifier(receiver) ? receiver.text : '';
+  return /(log|logger)$/i.test(last.replace(/^#/, ''));
+}
+
 function eventOf(call: ts.CallExpression): Call['event'] {
   const [fields] = call.arguments;
   if (call.arguments.length < 2 || fields === undefined || !ts.isObjectLiteralExpression(fields)) {
@@ -65,6 +74,13 @@ function loggerCalls(): Call[] {
       if (ts.isCallExpression(node) && isLoggerCall(node)) {
         const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
         calls.push({ where: `${relative(root, file)}:${line}`, level: node.expression.name.text, event: eventOf(node) });
+      } else if (ts.isCallExpression(node) && isComputedLevelCall(node)) {
+        const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+        calls.push({
+          where: `${relative(root, file)}:${line}`,
+          level: 'computed',
+          event: { problem: 'its level is computed (logger[level]): write one call per level, each with its event' },
+        });
       }
       ts.forEachChild(node, visit);
     };
