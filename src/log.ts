@@ -103,7 +103,8 @@ function prettySink(sink: Sink, colorize: boolean): Sink {
   const format = prettyFactory({
     colorize,
     translateTime: 'SYS:HH:MM:ss.l',
-    ignore: `pid,hostname,${FOLDED.join(',')}`,
+    // The event name is for machines (docs/operations.md#log-events); a person reads the message.
+    ignore: `pid,hostname,event,${FOLDED.join(',')}`,
     errorLikeObjectKeys: ['err', 'error'],
     // One line per event, so a delivery reads as one line; other fields follow it as JSON.
     singleLine: true,

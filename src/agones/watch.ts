@@ -31,7 +31,8 @@ export async function watchGameServer(options: GameServerWatchOptions): Promise<
   while (!signal.aborted) {
     try {
       options.onState(stateOf(JSON.parse(await get(options.port, '/gameserver', signal)) as unknown));
-      if (failures > 0) logger.info({ port: options.port }, 'Agones SDK answers again: following the GameServer state');
+      if (failures > 0)
+        logger.info({ event: 'agones.sdk.back', port: options.port }, 'Agones SDK answers again: following the GameServer state');
       failures = 0;
       await follow(options);
     } catch (error) {
@@ -40,7 +41,7 @@ export async function watchGameServer(options: GameServerWatchOptions): Promise<
       const wait = backoffDelay(failures, RETRY);
       if (failures === 1) {
         logger.warn(
-          { port: options.port, err: (error as Error).message, retryInMs: wait },
+          { event: 'agones.sdk.unreachable', port: options.port, err: (error as Error).message, retryInMs: wait },
           'Agones SDK not answering on localhost (AGONES_SDK_HTTP_PORT): claiming nothing until it does; retrying',
         );
       }

@@ -22,7 +22,10 @@ export function startAgones(options: {
   const gate = new ClaimGate();
   const stop = new AbortController();
   let shutdown = false;
-  logger.info({ port: options.port }, 'Agones: following the GameServer state; claiming nothing until it is Ready, Reserved or Allocated');
+  logger.info(
+    { event: 'agones.following', port: options.port },
+    'Agones: following the GameServer state; claiming nothing until it is Ready, Reserved or Allocated',
+  );
   const watching = watchGameServer({
     port: options.port,
     clock: options.clock,
@@ -38,7 +41,7 @@ export function startAgones(options: {
             : after === 'shutdown'
               ? 'draining: no new claims, the command in hand is finished'
               : 'holding claims';
-        logger.info({ state: state ?? null }, `Agones GameServer is ${state ?? 'in an unknown state'}: ${what}`);
+        logger.info({ event: 'agones.state', state: state ?? null }, `Agones GameServer is ${state ?? 'in an unknown state'}: ${what}`);
       }
       if (after === 'shutdown' && !shutdown) {
         shutdown = true;

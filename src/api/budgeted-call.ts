@@ -40,7 +40,10 @@ export class BudgetedCaller {
       let response = await this.#sendWithinBudget(route, request, signal, onSend);
       // A 401 never claims or settles anything, so the same request may go again with a rotated token.
       if (response.status === 401 && (await client.renewToken(response.tokenGeneration))) {
-        logger.warn({ serverId, route }, 'Seller API refused the token; a new token was found in its file: sending again with it');
+        logger.warn(
+          { event: 'api.token.reread', serverId, route },
+          'Seller API refused the token; a new token was found in its file: sending again with it',
+        );
         response = await this.#sendWithinBudget(route, request, signal, onSend);
       }
       if (response.status !== 429) return response;
@@ -93,12 +96,12 @@ export class BudgetedCaller {
     if (retryAfterMs !== undefined && retryAfterMs > RETRY_AFTER_MAX_MS && !this.#warnedAbsurdRetryAfter) {
       this.#warnedAbsurdRetryAfter = true;
       logger.warn(
-        { serverId, route, retryAfterMs, pauseMs: RETRY_AFTER_MAX_MS },
+        { event: 'api.retryafter.capped', serverId, route, retryAfterMs, pauseMs: RETRY_AFTER_MAX_MS },
         `Seller API asked for a Retry-After of ${Math.round(retryAfterMs / 1000)} s: porter waits ${RETRY_AFTER_MAX_MS / 1000} s at most and tries again (logged once)`,
       );
     }
     logger.warn(
-      { serverId, route, retryAfterMs, pauseMs: budget.delayFor(route) },
+      { event: 'api.ratelimited', serverId, route, retryAfterMs, pauseMs: budget.delayFor(route) },
       'Seller API answered 429: nothing more to this route until Retry-After has passed (at least 1 s)',
     );
     return error;

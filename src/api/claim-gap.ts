@@ -45,7 +45,13 @@ export class ClaimGapWatch {
     if (since <= this.#thresholdMs) return;
     this.#warned = true;
     this.#logger.warn(
-      { serverId: this.#serverId, lostAt: new Date(this.#openedAt).toISOString(), lostBecause: this.#reason, emptyForMs: since },
+      {
+        event: 'claim.stuck',
+        serverId: this.#serverId,
+        lostAt: new Date(this.#openedAt).toISOString(),
+        lostBecause: this.#reason,
+        emptyForMs: since,
+      },
       'a pull answer was lost and only empty answers followed since: a command may be stuck PROCESSING on the platform until its own timeout; porter never learned its id and cannot report it; the seller can retry it from the store dashboard',
     );
   }
@@ -54,7 +60,10 @@ export class ClaimGapWatch {
   claimed(): void {
     if (this.#openedAt === undefined) return;
     if (this.#warned) {
-      this.#logger.info({ serverId: this.#serverId }, 'pulls claim commands again: the platform released the stuck claim');
+      this.#logger.info(
+        { event: 'claim.released', serverId: this.#serverId },
+        'pulls claim commands again: the platform released the stuck claim',
+      );
     }
     this.#openedAt = undefined;
     this.#warned = false;

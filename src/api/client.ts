@@ -272,7 +272,7 @@ async function exchangeOnce(wire: Wire, request: ApiRequest): Promise<ApiRespons
     const answer = await exchange.answer;
     const elapsedMs = Math.round(performance.now() - started);
     wire.logger.debug(
-      { route: request.context.route, serverId: request.context.serverId, status: answer.status, ms: elapsedMs },
+      { event: 'api.answered', route: request.context.route, serverId: request.context.serverId, status: answer.status, ms: elapsedMs },
       'seller api answered',
     );
     return {

@@ -117,7 +117,7 @@ class ServerCalls implements ServerApi {
     switch (result.kind) {
       case 'oversized':
         logger.warn(
-          { serverId, commandId: result.id, reason: result.reason },
+          { event: 'api.pull.toolarge', serverId, commandId: result.id, reason: result.reason },
           'pull answer too large to keep: the claim is reported failed',
         );
         this.#pulls.claimed++;
@@ -135,7 +135,10 @@ class ServerCalls implements ServerApi {
       case 'unusable':
         this.#pulls.unusable++;
         this.#claimGap.lost(result.reason);
-        logger.warn({ serverId, reason: result.reason }, 'pull answer unusable: a command may have been claimed that porter cannot report');
+        logger.warn(
+          { event: 'api.pull.unusable', serverId, reason: result.reason },
+          'pull answer unusable: a command may have been claimed that porter cannot report',
+        );
         break;
     }
   }
@@ -161,7 +164,14 @@ class ServerCalls implements ServerApi {
       this.#reports.alreadySettled++;
       const problem = errorForAnswer({ status: response.status, body: response.body }, context, client.redact);
       logger.info(
-        { serverId, commandId: id, route, status: response.status, apiCode: 'apiCode' in problem ? problem.apiCode : undefined },
+        {
+          event: 'api.report.settled',
+          serverId,
+          commandId: id,
+          route,
+          status: response.status,
+          apiCode: 'apiCode' in problem ? problem.apiCode : undefined,
+        },
         'report answered 404/409: the platform already settled this command (or no longer has it); moving on',
       );
       return 'alreadySettled';

@@ -64,7 +64,7 @@ export async function commandLogger(
     secrets,
     destination: plain,
   });
-  for (const warning of config.warnings ?? []) logger.warn(warning);
+  for (const warning of config.warnings ?? []) logger.warn({ event: 'config.warning' }, warning);
   return logger;
 }
 
@@ -75,7 +75,7 @@ export async function daemonLogger(config: Config, secrets: SecretBook): Promise
     ...(config.log.pretty === undefined ? {} : { pretty: config.log.pretty }),
     secrets,
   });
-  for (const warning of config.warnings ?? []) logger.warn(warning);
+  for (const warning of config.warnings ?? []) logger.warn({ event: 'config.warning' }, warning);
   return logger;
 }
 

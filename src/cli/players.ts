@@ -35,7 +35,7 @@ export function registerPlayers(program: Command, secrets: SecretBook): void {
           await executor.close();
         }
         const { ids, cut } = normalizeIdentifiers(raw);
-        if (cut > 0) logger.warn({ cut }, 'more than 4,096 identifiers: the rest are not sent');
+        if (cut > 0) logger.warn({ event: 'players.cut', cut }, 'more than 4,096 identifiers: the rest are not sent');
         process.stdout.write(ids.map((id) => `${id}\n`).join(''));
       }),
     );

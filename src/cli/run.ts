@@ -24,7 +24,7 @@ export function registerRun(program: Command, secrets: SecretBook): void {
         const logger = await daemonLogger(config, secrets);
         if (stopRequestedEarly()) {
           // Nothing was opened or claimed yet: there is nothing to drain.
-          logger.info('stopped while starting: nothing was claimed; porter stopped');
+          logger.info({ event: 'porter.stopped' }, 'stopped while starting: nothing was claimed; porter stopped');
           const { flushLogger } = await import('../log.js');
           await flushLogger(logger);
           return 0;
@@ -32,7 +32,7 @@ export function registerRun(program: Command, secrets: SecretBook): void {
         const { shardSummary } = await import('../config/shard.js');
         const sharded = (next: Config) => {
           const summary = shardSummary(next);
-          if (summary !== undefined) logger.info({ shard: options.shard ?? process.env.PORTER_SHARD }, summary);
+          if (summary !== undefined) logger.info({ event: 'shard.summary', shard: options.shard ?? process.env.PORTER_SHARD }, summary);
           return next;
         };
         sharded(config);

@@ -122,7 +122,7 @@ class Daemon {
       () =>
         this.#reload().catch((error: unknown) => {
           logger.error(
-            { err: error },
+            { event: 'reload.partial', err: error },
             'configuration reload failed part way: servers not restarted yet stay stopped until the next reload',
           );
         }),
@@ -170,7 +170,7 @@ class Daemon {
     const [config, logger, fleet, journal] = [this.#config, this.#logger, this.#fleet, this.#journal];
     const openFiles = openFilesWarning(config, openFileLimit());
     if (openFiles) {
-      logger.warn(openFiles);
+      logger.warn({ event: 'limits.openfiles' }, openFiles);
       // Game-server connections then leave the last few descriptors to the journal and the API.
       guardOpenFiles();
     }
@@ -195,7 +195,10 @@ class Daemon {
       await Promise.race([Promise.all(initial.map((runner) => runner.connect())), this.#stopRequested]);
     }
     if (this.#lifecycle.to('running')) {
-      logger.info({ servers: initial.map((r) => serverLabel(r.parts.server)), stateDir: config.stateDir }, 'porter started');
+      logger.info(
+        { event: 'porter.started', servers: initial.map((r) => serverLabel(r.parts.server)), stateDir: config.stateDir },
+        'porter started',
+      );
       for (const runner of initial) fleet.start(runner, false);
       fleet.settleLeftovers();
       warnUnreportable(fleet, logger);
@@ -217,11 +220,14 @@ class Daemon {
 
   readonly requestStop = (): void => {
     if (this.#stop.signal.aborted) {
-      this.#logger.warn('second stop signal: giving up on the command in hand (it stays journaled)');
+      this.#logger.warn({ event: 'stop.forced' }, 'second stop signal: giving up on the command in hand (it stays journaled)');
       (this.#fleet as Fleet | undefined)?.abandon();
       return;
     }
-    this.#logger.info({ drainMs: this.#config.shutdown.drainMs }, 'stopping: no new pulls; finishing the command in hand');
+    this.#logger.info(
+      { event: 'porter.stopping', drainMs: this.#config.shutdown.drainMs },
+      'stopping: no new pulls; finishing the command in hand',
+    );
     this.#lifecycle.to('draining');
     this.#stop.abort();
     (this.#fleet as Fleet | undefined)?.requestStop(this.#config.shutdown.drainMs);
@@ -230,7 +236,7 @@ class Daemon {
   readonly requestReload = (): void => {
     if (this.#stop.signal.aborted) return;
     if (!this.#options.reload) {
-      this.#logger.warn('SIGHUP: this porter has no configuration file to read again; nothing changed');
+      this.#logger.warn({ event: 'reload.nofile' }, 'SIGHUP: this porter has no configuration file to read again; nothing changed');
       return;
     }
     this.#reloads.request();
@@ -239,20 +245,20 @@ class Daemon {
   /** An error that ended serve(): logged, and its exit code kept. */
   fail(error: unknown): void {
     this.#exitCode = Math.max(this.#exitCode, exitCodeOf(error));
-    this.#logger.error({ err: error }, fatalMessage(error));
+    this.#logger.error({ event: 'porter.fatal', err: error }, fatalMessage(error));
   }
 
   /** A loop's fatal error stops porter; when a reload started that server and others run, only that server. */
   #onFatal(error: unknown, server: ResolvedServer, fromReload: boolean): void {
     if (fromReload && isConfigurationError(error) && this.#fleet.size > 1) {
       this.#logger.error(
-        { err: error, server: serverLabel(server) },
+        { event: 'server.stopped', err: error, server: serverLabel(server) },
         'this server stopped: fix its settings and reload (systemctl reload porter, or kill -HUP); the other servers go on',
       );
       return;
     }
     this.#exitCode = Math.max(this.#exitCode, exitCodeOf(error));
-    this.#logger.error({ err: error, server: serverLabel(server) }, fatalMessage(error));
+    this.#logger.error({ event: 'server.fatal', err: error, server: serverLabel(server) }, fatalMessage(error));
     this.requestStop();
   }
 
@@ -264,7 +270,7 @@ class Daemon {
       .stores()
       .filter((store) => store.refused)
       .map((store) => store.name);
-    this.#logger.error({ stores }, fatalMessage(error));
+    this.#logger.error({ event: 'store.fatal', stores }, fatalMessage(error));
     // Already stopping (SIGTERM came first): a second requestStop would abandon the command in hand.
     if (!this.#stop.signal.aborted) this.requestStop();
   }
@@ -287,7 +293,7 @@ class Daemon {
       next = await this.#options.reload!();
     } catch (error) {
       logger.error(
-        { err: (error as Error).message },
+        { event: 'reload.invalid', err: (error as Error).message },
         'configuration not reloaded: the new files are invalid; porter goes on with the running configuration',
       );
       return;
@@ -295,18 +301,19 @@ class Daemon {
     const running = this.#config;
     const plan = planReload(running, next);
     if (plan.rejected !== undefined) {
-      logger.error(`configuration not reloaded: ${plan.rejected}`);
+      logger.error({ event: 'reload.refused' }, `configuration not reloaded: ${plan.rejected}`);
       return;
     }
     this.#secrets.add(...configSecrets(next));
-    for (const warning of next.warnings ?? []) logger.warn(warning);
-    for (const setting of plan.deferred) logger.warn(`configuration reloaded, but ${setting} changes only when porter restarts`);
+    for (const warning of next.warnings ?? []) logger.warn({ event: 'config.warning' }, warning);
+    for (const setting of plan.deferred)
+      logger.warn({ event: 'reload.deferred' }, `configuration reloaded, but ${setting} changes only when porter restarts`);
     const applied = await this.#fleet.apply(plan, effectiveConfig(running, next), this.#stop.signal);
     this.#config = applied.config;
     this.#webhook?.useConfig(applied.config);
     warnUnreportable(this.#fleet, logger);
     logger.info(
-      { servers: this.#fleet.parts.map((parts) => serverLabel(parts.server)), refused: applied.refused },
+      { event: 'reload.done', servers: this.#fleet.parts.map((parts) => serverLabel(parts.server)), refused: applied.refused },
       `configuration reloaded: ${describePlan(plan, running)}`,
     );
   }
@@ -321,7 +328,7 @@ class Daemon {
       this.#journal.flush();
     } catch (error) {
       this.#logger.warn(
-        { err: error },
+        { event: 'journal.flush.failed', err: error },
         'could not write the last settled reports to the journal: they will be reported again, harmlessly, on the next start',
       );
     }
@@ -332,7 +339,7 @@ class Daemon {
 
   /** Says so, with the exit code. */
   stopped(): number {
-    this.#logger.info({ exitCode: this.#exitCode, unreported: this.#journal.pending().length }, 'porter stopped');
+    this.#logger.info({ event: 'porter.stopped', exitCode: this.#exitCode, unreported: this.#journal.pending().length }, 'porter stopped');
     return this.#exitCode;
   }
 }
@@ -342,7 +349,11 @@ function warnUnreportable(fleet: Fleet, logger: Logger): void {
   const stuck = fleet.unreportable();
   if (stuck.length === 0) return;
   logger.warn(
-    { commands: stuck.map((c) => `${c.serverId}/${c.id}`), stores: [...new Set(stuck.map((c) => c.store ?? '(not recorded)'))] },
+    {
+      event: 'leftovers.storeless',
+      commands: stuck.map((c) => `${c.serverId}/${c.id}`),
+      stores: [...new Set(stuck.map((c) => c.store ?? '(not recorded)'))],
+    },
     'the journal holds unreported commands claimed for stores no longer configured: they stay PROCESSING on the platform; add the store back (its servers need not be) to report them, or settle them in the store dashboard',
   );
 }

@@ -162,6 +162,7 @@ export class Fleet {
     const { detail, traceId, requiredScope } = error;
     this.#deps.logger.error(
       {
+        event: 'store.refused',
         ...(store === undefined ? { err: error } : { detail, traceId, requiredScope }),
         store: label,
         status: error.status,
@@ -257,7 +258,7 @@ export class Fleet {
             this.#clientOf.delete(runner);
             if (stopping.aborted) return undefined;
             logger.error(
-              { err: error, server: serverLabel(runner.parts.server) },
+              { event: 'reload.login.refused', err: error, server: serverLabel(runner.parts.server) },
               this.#runners.has(keyOf(runner.parts.server))
                 ? 'reload: the game server refused the new settings; this server keeps running with its previous ones'
                 : 'reload: the game server refused the login; this server was not started (fix its settings and reload)',

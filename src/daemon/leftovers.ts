@@ -110,14 +110,14 @@ export class Leftovers {
     const reporter = new Reporter({ serverId, api, journal, clock, logger, scrub, ...(history && { history }) });
     const stop = new AbortController();
     logger.info(
-      { commands: entries.map((entry) => entry.id) },
+      { event: 'leftovers.reporting', commands: entries.map((entry) => entry.id) },
       `reporting what this server owes, now that it is no longer configured, through store "${label}"`,
     );
     const done = reporter
       .settleLeftovers(stop.signal, entries)
       .catch((error: unknown) => {
         // A refused token stops the store's own servers too; the next reload tries again.
-        logger.error({ err: error }, 'could not report what this server owes; trying again on the next reload');
+        logger.error({ event: 'leftovers.failed', err: error }, 'could not report what this server owes; trying again on the next reload');
       })
       .finally(() => this.#tasks.delete(key));
     this.#tasks.set(key, { stop, done, client });

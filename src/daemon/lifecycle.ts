@@ -33,7 +33,7 @@ export class DaemonLifecycle {
   /** Moves to `next` when the diagram allows it from here; says whether it did. */
   to(next: DaemonState): boolean {
     if (!MOVES[this.#state].includes(next)) return false;
-    this.#logger.debug({ from: this.#state, to: next }, 'porter state');
+    this.#logger.debug({ event: 'porter.state', from: this.#state, to: next }, 'porter state');
     this.#state = next;
     return true;
   }

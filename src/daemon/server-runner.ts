@@ -41,13 +41,13 @@ export class ServerRunner {
       if (this.#stop.signal.aborted) return;
       if (isOutOfFiles(error)) {
         this.#logger.warn(
-          { err: (error as Error).message },
+          { event: 'game.openfiles', err: (error as Error).message },
           'no open file left for this game server connection (EMFILE): nothing is pulled for this server until it connects; retrying with backoff',
         );
         return;
       }
       this.#logger.warn(
-        { err: (error as Error).message },
+        { event: 'game.unreachable', err: (error as Error).message },
         'game server not reachable yet: nothing is pulled until it is; retrying with backoff',
       );
     }

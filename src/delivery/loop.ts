@@ -155,7 +155,7 @@ export class DeliveryLoop {
         if (signals.stop.aborted && isAbort(error)) break;
         // A gate shut during a wait: the top of the loop waits for it again.
         if (error instanceof ClaimWithheldError) {
-          this.#log.debug(error.message);
+          this.#log.debug({ event: 'pull.withheld' }, error.message);
           continue;
         }
         if (isConfigurationError(error)) throw error;
@@ -166,7 +166,10 @@ export class DeliveryLoop {
         }
         const wait = this.#reporter.pauseAfter(error, failures++);
         if (!(error instanceof RateLimitedError) && !(error instanceof PlanRequiredError)) {
-          this.#log.warn({ err: (error as Error)?.message ?? String(error), retryInMs: wait }, 'pull failed; backing off');
+          this.#log.warn(
+            { event: 'pull.failed', err: (error as Error)?.message ?? String(error), retryInMs: wait },
+            'pull failed; backing off',
+          );
         }
         await this.#o.clock.sleep(wait, signals.stop).catch(() => undefined);
       }
@@ -201,13 +204,13 @@ export class DeliveryLoop {
     const { journal, clock } = this.#o;
     if (journal.writable) return;
     this.#log.error(
-      { err: journal.lastWriteError?.message },
+      { event: 'journal.unwritable', err: journal.lastWriteError?.message },
       'the delivery journal cannot be written: claiming nothing until it can (check free space and permissions of the state directory)',
     );
     for (let attempt = 1; !journal.tryRecover(); attempt++) {
       await clock.sleep(backoffDelay(attempt, JOURNAL_RETRY), stop);
     }
-    this.#log.info('the delivery journal is writable again: deliveries resume');
+    this.#log.info({ event: 'journal.writable' }, 'the delivery journal is writable again: deliveries resume');
   }
 
   async #handlePull(result: PullResult, signals: StopSignals): Promise<void> {
@@ -219,7 +222,10 @@ export class DeliveryLoop {
         await this.#deliver(result.id, undefined, signals, result.reason);
         return;
       case 'unusable':
-        this.#log.error({ reason: result.reason }, 'the API answered a pull with a claim porter cannot use or report');
+        this.#log.error(
+          { event: 'pull.unusable', reason: result.reason },
+          'the API answered a pull with a claim porter cannot use or report',
+        );
         await this.#o.clock.sleep(UNUSABLE_CLAIM_PAUSE_MS, signals.stop).catch(() => undefined);
         return;
       case 'empty':
@@ -249,7 +255,10 @@ export class DeliveryLoop {
     } catch (error) {
       if (!(error instanceof JournalWriteError)) throw error;
       journaled = false;
-      this.#log.error({ id, err: error.message }, 'could not journal the claim: the command is not run, and is reported failed');
+      this.#log.error(
+        { event: 'journal.claim.failed', id, err: error.message },
+        'could not journal the claim: the command is not run, and is reported failed',
+      );
     }
     let fatal: PorterError | undefined;
     let decision: Decision | typeof ABANDONED;
@@ -289,15 +298,15 @@ export class DeliveryLoop {
     this.#lastDeliveryAt = clock.now();
     this.#o.observer?.onDelivery?.({ serverId, id, result: outcome.result, ms });
     const line = { id, outcome: outcome.result, ms, command: typeof command === 'string' ? command : undefined };
-    if (outcome.result === 'done') this.#log.info(line, 'delivered');
-    else this.#log.warn({ ...line, reason: outcome.reason }, 'delivery failed');
+    if (outcome.result === 'done') this.#log.info({ event: 'delivery.done', ...line }, 'delivered');
+    else this.#log.warn({ event: 'delivery.failed', ...line, reason: outcome.reason }, 'delivery failed');
     if (fatal) throw fatal;
   }
 
   /** The API handed out an id porter already holds or settled: never run it again, report what it knows. */
   async #reportAgain(id: string, outcome: Outcome, hard: AbortSignal): Promise<void> {
     this.#log.warn(
-      { id, outcome: outcome.result },
+      { event: 'delivery.repeat', id, outcome: outcome.result },
       'the API handed out a command porter already ran or settled: not running it again; reporting its outcome again',
     );
     await this.#reporter.report(id, this.#reporter.scrubbed(outcome), hard);
@@ -333,7 +342,10 @@ export class DeliveryLoop {
             failedAs('not-sent', `not sent: could not be sent for ${this.#o.notSentRetryMs} ms (notSentRetryMs): ${error.message}`);
           const left = giveUpAt - clock.now();
           if (left <= 0 || hard.aborted) return notSent();
-          this.#log.warn({ id, attempt, err: error.message }, 'command not sent yet: waiting for the game server');
+          this.#log.warn(
+            { event: 'delivery.waiting', id, attempt, err: error.message },
+            'command not sent yet: waiting for the game server',
+          );
           await this.#waitReadyWithin(left, hard);
           if (!executor.isReady()) return notSent();
           continue;
@@ -367,7 +379,7 @@ export class DeliveryLoop {
 
   async #waitForPullBudget(stop: AbortSignal): Promise<void> {
     let delay = this.#o.pullDelay();
-    if (delay > 0) this.#log.debug({ waitMs: delay }, 'the next pull waits for its budget');
+    if (delay > 0) this.#log.debug({ event: 'pull.budget.wait', waitMs: delay }, 'the next pull waits for its budget');
     for (; delay > 0; delay = this.#o.pullDelay()) await this.#o.clock.sleep(delay, stop);
   }
 }

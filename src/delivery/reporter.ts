@@ -85,7 +85,7 @@ export class Reporter {
         history?.record({ serverId, id: entry.id, command: entry.command, outcome, failure: 'unknown', ms: undefined, at: clock.now() });
       }
       this.#o.logger.warn(
-        { id: entry.id, outcome: outcome.result },
+        { event: 'report.leftover', id: entry.id, outcome: outcome.result },
         'reporting a command left unreported (by a previous run, or by a server since removed)',
       );
       await this.report(entry.id, outcome, hard, { command: entry.command, failure: entry.outcome ? undefined : 'unknown' });
@@ -105,7 +105,8 @@ export class Reporter {
       try {
         const answer = outcome.result === 'done' ? await api.done(id, hard) : await api.fail(id, outcome.reason, hard);
         this.health.succeeded(clock.now());
-        if (answer === 'alreadySettled') logger.warn({ id }, 'the API says this command was already settled (404/409); moving on');
+        if (answer === 'alreadySettled')
+          logger.warn({ event: 'report.settled', id }, 'the API says this command was already settled (404/409); moving on');
         journal.settle(serverId, id, clock.now());
         return;
       } catch (error) {
@@ -117,13 +118,16 @@ export class Reporter {
         }
         const wait = this.pauseAfter(error, attempt);
         logger.warn(
-          { id, attempt, retryInMs: wait, err: (error as Error)?.message ?? String(error) },
+          { event: 'report.retry', id, attempt, retryInMs: wait, err: (error as Error)?.message ?? String(error) },
           'report not accepted yet; it stays in the journal and is retried',
         );
         await clock.sleep(wait, hard).catch(() => undefined);
       }
     }
-    logger.warn({ id }, 'stopped before the report was accepted: it stays in the journal and is reported on the next start');
+    logger.warn(
+      { event: 'report.pending', id },
+      'stopped before the report was accepted: it stays in the journal and is reported on the next start',
+    );
   }
 
   /** How long to pause after a failed API call (a pull's too), noting it for /healthz. */
@@ -133,7 +137,7 @@ export class Reporter {
     if (error instanceof RateLimitedError) return 0;
     if (error instanceof PlanRequiredError) {
       this.#o.logger.error(
-        { err: (error as Error).message },
+        { event: 'api.plan.missing', err: (error as Error).message },
         `the store's plan does not include API access (402): retrying every ${PLAN_RETRY_MS / 1000} s`,
       );
       return PLAN_RETRY_MS;
@@ -147,7 +151,10 @@ export class Reporter {
       await this.#o.journal.recordOutcome(this.#o.serverId, id, outcome, this.#o.clock.now());
     } catch (error) {
       if (!(error instanceof JournalWriteError)) throw error;
-      this.#o.logger.error({ id, err: error.message }, 'could not journal the outcome: reporting it all the same');
+      this.#o.logger.error(
+        { event: 'journal.outcome.failed', id, err: error.message },
+        'could not journal the outcome: reporting it all the same',
+      );
     }
   }
 
@@ -172,7 +179,7 @@ export class Reporter {
     const answer = code === undefined ? String(error.status) : `${error.status} ${code}`;
     this.health.failed(error);
     logger.error(
-      { id, outcome: outcome.result, status: error.status, apiCode: code },
+      { event: 'report.refused', id, outcome: outcome.result, status: error.status, apiCode: code },
       `the API refused this report for good (${answer}): given up and recorded in the delivery history; settle the command in the store dashboard. Deliveries go on`,
     );
     history?.record({

@@ -239,7 +239,7 @@ export class BattlEyeServer implements FakeBattlEyeServer {
         resolve();
       });
     });
-    socket.on('error', (error) => this.#logger?.warn({ err: error }, 'fake BattlEye server error'));
+    socket.on('error', (error) => this.#logger?.warn({ event: 'fake.error', err: error }, 'fake BattlEye server error'));
     socket.on('message', (datagram: Buffer, from: RemoteInfo) => this.#onDatagram(datagram, from));
     this.#socket = socket;
     this.#port = socket.address().port;
@@ -343,7 +343,7 @@ export class BattlEyeServer implements FakeBattlEyeServer {
       return;
     }
     this.executed.push({ command, at: this.#clock.now(), query: isQueryCommand(command), client: client.number });
-    this.#logger?.debug({ command, client: client.number }, 'fake BattlEye server ran a command');
+    this.#logger?.debug({ event: 'fake.command', command, client: client.number }, 'fake BattlEye server ran a command');
     const answer = this.answerFor(command, client.adminId);
     if (loss !== 'answer') for (const part of this.#parts(seq, Buffer.from(answer.text, 'utf8'))) this.#sendTo(client, part);
     for (const message of answer.messages ?? []) this.broadcast(message);
@@ -385,7 +385,7 @@ export class BattlEyeServer implements FakeBattlEyeServer {
 
   #drop(client: Client, why: string): void {
     this.stats.droppedClients += 1;
-    this.#logger?.debug({ client: client.number, why }, 'fake BattlEye server dropped a client');
+    this.#logger?.debug({ event: 'fake.dropped', client: client.number, why }, 'fake BattlEye server dropped a client');
     this.#forget(client);
   }
 

@@ -160,7 +160,7 @@ export class RconServer extends SimListener<RconServerOptions> implements FakeRc
 
   override async up(): Promise<void> {
     await super.up();
-    this.logger?.debug({ port: this.port, flavour: this.flavour }, 'fake RCON server listening');
+    this.logger?.debug({ event: 'fake.listening', port: this.port, flavour: this.flavour }, 'fake RCON server listening');
   }
 
   protected newServer(): Server {
@@ -188,7 +188,7 @@ export class RconServer extends SimListener<RconServerOptions> implements FakeRc
   run(command: string, connection: number): { readonly answer: SimAnswer; readonly ran: ExecutedCommand } {
     const ran: ExecutedCommand = { command, at: this.now(), query: isQueryCommand(command), connection };
     this.executed.push(ran);
-    this.logger?.debug({ command, connection }, 'fake RCON server ran a command');
+    this.logger?.debug({ event: 'fake.command', command, connection }, 'fake RCON server ran a command');
     return { answer: this.answerFor(command), ran };
   }
 
@@ -297,7 +297,10 @@ class SimConnection {
   async #minecraftRead(read: Buffer): Promise<boolean> {
     if (read.length < 10 || read.readInt32LE(0) !== read.length - 4) {
       this.#server.framingViolations += 1;
-      this.#server.logger?.debug({ bytes: read.length }, 'fake Minecraft RCON: read was not exactly one packet; closing');
+      this.#server.logger?.debug(
+        { event: 'fake.dropped', bytes: read.length },
+        'fake Minecraft RCON: read was not exactly one packet; closing',
+      );
       this.#socket.destroy();
       return false;
     }

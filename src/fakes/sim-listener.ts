@@ -73,7 +73,7 @@ export abstract class SimListener<O extends SimPlace = SimPlace> {
         resolve();
       });
     });
-    server.on('error', (error) => this.options.logger?.warn({ err: error }, `${this.#name} error`));
+    server.on('error', (error) => this.options.logger?.warn({ event: 'fake.error', err: error }, `${this.#name} error`));
     this.#server = server;
     this.#port = (server.address() as AddressInfo).port;
   }

@@ -168,7 +168,7 @@ export class TelnetServer extends SimListener<TelnetServerOptions> implements Fa
     const stamp = new Date(now).toISOString().slice(0, 19);
     const uptime = ((now - this.#startedAt) / 1000).toFixed(3);
     const line = `${stamp} ${uptime} ${level} ${text}`;
-    this.options.logger?.trace({ line }, 'fake 7DTD server log');
+    this.options.logger?.trace({ event: 'fake.log', line }, 'fake 7DTD server log');
     for (const session of this.#sessions) session.sendLog(line);
   }
 
@@ -273,7 +273,7 @@ export class TelnetServer extends SimListener<TelnetServerOptions> implements Fa
 
   #record(session: SimSession, command: string, query: boolean): void {
     this.executed.push({ command, at: this.now(), query, connection: session.number });
-    this.options.logger?.debug({ command, connection: session.number }, 'fake 7DTD console ran a command');
+    this.options.logger?.debug({ event: 'fake.command', command, connection: session.number }, 'fake 7DTD console ran a command');
   }
 }
 

@@ -226,7 +226,7 @@ export class TShockServer extends SimListener<TShockServerOptions> implements Fa
       response,
       run: () => {
         this.executed.push({ command, at: this.now(), query });
-        this.options.logger?.debug({ command }, 'fake TShock server ran a command');
+        this.options.logger?.debug({ event: 'fake.command', command }, 'fake TShock server ran a command');
         return runTShockCommand(command, { players: this.#players, maxPlayers: this.options.maxPlayers ?? 8 });
       },
       answer: (object) => this.#answer(response, object),

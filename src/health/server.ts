@@ -101,7 +101,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      logger.error({ err: error }, 'health endpoint failed to answer');
+      logger.error({ event: 'health.failed', err: error }, 'health endpoint failed to answer');
       if (!response.headersSent) send(response, 500, 'application/json', JSON.stringify({ error: 'internal error; see porter log' }));
       else response.destroy();
     });
@@ -122,7 +122,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       ),
   );
   logger.info(
-    { address: address.address, port: address.port },
+    { event: 'health.listening', address: address.address, port: address.port },
     `health and metrics endpoint listening (/healthz, /metrics${onLoopback ? ', /history' : ''})`,
   );
 

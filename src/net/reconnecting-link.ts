@@ -214,10 +214,10 @@ export class ReconnectingLink<Conn> {
     this.#connectedAt = this.#clock.now();
     if (this.#everConnected) {
       this.#reconnects += 1;
-      this.#logger.info({ ...this.#fields, reconnects: this.#reconnects }, this.#wording.reconnected);
+      this.#logger.info({ event: 'connection.reconnected', ...this.#fields, reconnects: this.#reconnects }, this.#wording.reconnected);
     } else {
       this.#everConnected = true;
-      this.#logger.info({ ...this.#fields, ...this.#wording.connectedFields }, this.#wording.connected);
+      this.#logger.info({ event: 'connection.up', ...this.#fields, ...this.#wording.connectedFields }, this.#wording.connected);
     }
     // After the log line: a transport may report an end at once, and "lost" must follow "connected".
     this.#transport.watch(connection, (reason) => this.#onConnectionEnd(connection, reason));
@@ -232,7 +232,7 @@ export class ReconnectingLink<Conn> {
     const livedMs = this.#clock.now() - this.#connectedAt;
     if (livedMs >= STABLE_CONNECTION_MS) this.#failedAttempts = 0;
     else this.#failedAttempts += 1;
-    this.#logger.warn({ ...this.#fields, reason }, this.#wording.lost);
+    this.#logger.warn({ event: 'connection.lost', ...this.#fields, reason }, this.#wording.lost);
     this.ensureReconnecting();
   }
 
@@ -253,16 +253,21 @@ export class ReconnectingLink<Conn> {
       } catch (error) {
         if (error instanceof CredentialsError || this.#closed) return;
         this.#failedAttempts += 1;
+        const attempt = this.#failedAttempts;
+        const reason = (error as Error).message;
         // 1, 2, 4, 8…: a long outage stays visible without a line every few seconds.
-        const level = (this.#failedAttempts & (this.#failedAttempts - 1)) === 0 ? 'warn' : 'debug';
-        this.#logger[level]({ ...this.#fields, attempt: this.#failedAttempts, reason: (error as Error).message }, this.#wording.retrying);
+        if ((attempt & (attempt - 1)) === 0) {
+          this.#logger.warn({ event: 'connection.retrying', ...this.#fields, attempt, reason }, this.#wording.retrying);
+        } else {
+          this.#logger.debug({ event: 'connection.retrying', ...this.#fields, attempt, reason }, this.#wording.retrying);
+        }
       }
     }
   }
 
   #setFatal(error: CredentialsError): void {
     this.#fatal = error;
-    this.#logger.error({ ...this.#fields, code: error.code }, this.#wording.refused);
+    this.#logger.error({ event: 'connection.refused', ...this.#fields, code: error.code }, this.#wording.refused);
     this.#rejectWaiters(error);
   }
 

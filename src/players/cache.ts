@@ -136,13 +136,16 @@ export class PlayerCache {
       return [];
     }
     const now = clock.now();
-    if (this.#failedAt !== undefined) logger.info('online players are readable again');
+    if (this.#failedAt !== undefined) logger.info({ event: 'players.readable' }, 'online players are readable again');
     this.#failedAt = undefined;
     this.#failuresSinceWarn = 0;
     const { ids, cut } = normalizeIdentifiers(raw);
     if (cut > 0 && (this.#lastCutWarnAt === undefined || now - this.#lastCutWarnAt >= WARN_EVERY_MS)) {
       this.#lastCutWarnAt = now;
-      logger.warn({ online: ids.length + cut, cut }, 'more than 4,096 players online: only the first 4,096 are sent with a pull');
+      logger.warn(
+        { event: 'players.cut', online: ids.length + cut, cut },
+        'more than 4,096 players online: only the first 4,096 are sent with a pull',
+      );
     }
     const previous = this.#last;
     this.#last = { ids, at: now };
@@ -159,7 +162,7 @@ export class PlayerCache {
     try {
       this.#o.onJoin(joined);
     } catch (error) {
-      this.#o.logger.error({ err: describe(error) }, 'the onJoin callback threw; ignoring it');
+      this.#o.logger.error({ event: 'players.onjoin.failed', err: describe(error) }, 'the onJoin callback threw; ignoring it');
     }
   }
 
@@ -168,12 +171,12 @@ export class PlayerCache {
     this.#failuresSinceWarn++;
     const err = describe(error);
     if (this.#lastFailureWarnAt !== undefined && now - this.#lastFailureWarnAt < WARN_EVERY_MS) {
-      this.#o.logger.debug({ err }, 'could not read the online players (again)');
+      this.#o.logger.debug({ event: 'players.unreadable', err }, 'could not read the online players (again)');
       return;
     }
     this.#lastFailureWarnAt = now;
     this.#o.logger.warn(
-      { err, failures: this.#failuresSinceWarn },
+      { event: 'players.unreadable', err, failures: this.#failuresSinceWarn },
       'could not read the online players: pulling with an empty list, so only commands that do not need the player online run',
     );
     this.#failuresSinceWarn = 0;

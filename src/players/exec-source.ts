@@ -82,7 +82,7 @@ export function execPlayerReader(exec: readonly string[], deps: ExecPlayerReader
       .split(/\r?\n/)
       .map((line) => line.trim())
       .filter((line) => line.length > 0);
-    logger.debug({ count: ids.length, ms: result.durationMs }, 'players script read');
+    logger.debug({ event: 'players.read', count: ids.length, ms: result.durationMs }, 'players script read');
     return ids;
   };
 }

@@ -148,11 +148,12 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       (outcome) => {
         if (outcome === undefined) return;
         options.onOutcome?.(outcome);
-        if (outcome === 'woken') logger.info({ store: routeStore(request) }, 'webhook: a payment was approved; pulling now');
-        else logger.debug({ outcome, store: routeStore(request) }, 'webhook request');
+        if (outcome === 'woken')
+          logger.info({ event: 'webhook.woke', store: routeStore(request) }, 'webhook: a payment was approved; pulling now');
+        else logger.debug({ event: 'webhook.request', outcome, store: routeStore(request) }, 'webhook request');
       },
       (error: unknown) => {
-        logger.error({ err: error }, 'webhook listener failed to answer');
+        logger.error({ event: 'webhook.failed', err: error }, 'webhook listener failed to answer');
         if (!response.headersSent) send(response, 500, JSON.stringify({ error: 'internal error' }), { Connection: 'close' });
         else response.destroy();
       },
@@ -188,7 +189,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       ),
   );
   logger.info(
-    { address: bound.address, port: bound.port, tls: tls !== undefined },
+    { event: 'webhook.listening', address: bound.address, port: bound.port, tls: tls !== undefined },
     'webhook listener ready (POST /webhook, /webhook/<store>): verified payment events wake the servers to pull',
   );
 
@@ -199,9 +200,9 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       if (!tls) return;
       try {
         (server as HttpsServer).setSecureContext(await readTls(tls));
-        logger.info('webhook listener: certificate and key read again');
+        logger.info({ event: 'webhook.tls.reloaded' }, 'webhook listener: certificate and key read again');
       } catch (error) {
-        logger.error({ err: (error as Error).message }, 'webhook listener: keeping the running certificate');
+        logger.error({ event: 'webhook.tls.kept', err: (error as Error).message }, 'webhook listener: keeping the running certificate');
       }
     },
     close: () =>
@@ -224,7 +225,7 @@ function shedNotice(logger: Logger, clock: Clock, cap: number): () => void {
     const now = clock.now();
     if (loggedAt !== undefined && now - loggedAt < SHED_LOG_INTERVAL_MS) return;
     logger.warn(
-      { shed, maxConnections: cap },
+      { event: 'webhook.shed', shed, maxConnections: cap },
       'webhook listener: more connections than it keeps open; closing those that sent the least (idle or incomplete requests) so events still get through',
     );
     loggedAt = now;

@@ -171,19 +171,29 @@ describe('delivery loop and its history', () => {
         maxQueuedBytes: 4096,
       });
       const t = start(new Journal(dir), history);
-      for (let n = 1; n <= 60; n++) t.api.queue.push({ kind: 'claimed', id: String(n), command: `give Steve diamond ${n}` });
-      await waitFor(() => t.api.reports.length === 60, { what: 'all sixty delivered and reported' });
-      assert.ok(
-        t.api.reports.every((r) => r.result === 'done'),
-        'every delivery done',
-      );
-      assert.ok(
-        lines.some((l) => /dropping its oldest records not yet written/.test(l.msg)),
-        'the bounded queue dropped records',
-      );
-      if (fault !== 'hangs') assert.equal(lines.filter((l) => l.level === 50).length, 1, 'one error line for the episode');
-      disk.release();
-      await t.stopped();
+      // A failed check still stops the loop and frees the disk, or the test would hang instead of failing.
+      try {
+        for (let n = 1; n <= 60; n++) t.api.queue.push({ kind: 'claimed', id: String(n), command: `give Steve diamond ${n}` });
+        await waitFor(() => t.api.reports.length === 60, { what: 'all sixty delivered and reported' });
+        assert.ok(
+          t.api.reports.every((r) => r.result === 'done'),
+          'every delivery done',
+        );
+        assert.ok(
+          lines.some((l) => l.event === 'history.dropping'),
+          'the bounded queue dropped records',
+        );
+        if (fault !== 'hangs') {
+          assert.deepEqual(
+            lines.filter((l) => l.level === 50).map((l) => l.event),
+            ['history.write.failed'],
+            'one error line for the episode',
+          );
+        }
+      } finally {
+        disk.release();
+        await t.stopped();
+      }
     });
   }
 });

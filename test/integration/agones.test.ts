@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startAgonesSdk } from '../../src/fakes/agones-sdk.js';
-import { SIM_SERVER_ID, startBed, WAIT } from './harness.js';
+import { SIM_SERVER_ID, startBed, WAIT, type LogLine } from './harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { freePort } from '../../bench/lib/free-port.js';
 
@@ -11,6 +11,9 @@ import { freePort } from '../../bench/lib/free-port.js';
  * as Agones moves it.
  */
 
+/** An `agones.state` line of this GameServer state. */
+const inState = (state: string) => (line: LogLine) => line.state === state;
+
 describe('Agones: porter follows the GameServer state', () => {
   test('nothing is claimed before Ready; Ready and Allocated deliver; Shutdown drains and exits 0', async () => {
     const sdk = await startAgonesSdk({ state: 'Scheduled' });
@@ -19,12 +22,12 @@ describe('Agones: porter follows the GameServer state', () => {
       bed.writeConfig();
       const first = bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 1' });
       const porter = bed.spawnPorter({ env: { AGONES_SDK_HTTP_PORT: String(sdk.port) } });
-      await porter.waitForLog(/^Agones GameServer is Scheduled: holding claims$/);
-      await porter.waitForLog(/^porter started$/);
+      await porter.waitForEvent('agones.state', inState('Scheduled'));
+      await porter.waitForEvent('porter.started');
       sdk.setState('RequestReady');
-      await porter.waitForLog(/^Agones GameServer is RequestReady: holding claims$/);
+      await porter.waitForEvent('agones.state', inState('RequestReady'));
       sdk.setState('Unhealthy');
-      await porter.waitForLog(/^Agones GameServer is Unhealthy: holding claims$/);
+      await porter.waitForEvent('agones.state', inState('Unhealthy'));
       const pulls = () => bed.api.requests.filter((r) => r.route === 'pull').length;
       assert.equal(pulls(), 0, 'no pull while the GameServer is not Ready');
       assert.equal(bed.ranCount('give Steve diamond 1'), 0);
@@ -35,7 +38,7 @@ describe('Agones: porter follows the GameServer state', () => {
         what: 'the purchase delivered once Ready',
       });
       sdk.setState('Allocated');
-      await porter.waitForLog(/^Agones GameServer is Allocated: claiming$/);
+      await porter.waitForEvent('agones.state', inState('Allocated'));
       const second = bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 2' });
       await waitFor(() => bed.api.commands().find((c) => c.id === second)?.status === 'EXECUTED' || porter.exit, {
         ...WAIT,
@@ -44,7 +47,7 @@ describe('Agones: porter follows the GameServer state', () => {
 
       sdk.setState('Shutdown');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
-      assert.ok(porter.logs(/^Agones GameServer is Shutdown: draining/).length === 1);
+      assert.equal(porter.events('agones.state', inState('Shutdown')).length, 1, porter.tail());
       assert.equal(bed.ranCount('give Steve diamond 1'), 1);
       assert.equal(bed.ranCount('give Steve diamond 2'), 1);
     } finally {
@@ -64,10 +67,10 @@ describe('Agones: porter follows the GameServer state', () => {
       const ids = ['say budget-1', 'say budget-2', 'say budget-3'].map((command) => bed.api.enqueue(SIM_SERVER_ID, { command }));
       const porter = bed.spawnPorter({ env: { AGONES_SDK_HTTP_PORT: String(sdk.port) } });
       // Two claims spend the window; the third pull waits seconds for the budget: the gate shuts then.
-      await porter.waitForLog(/^the next pull waits for its budget$/);
+      await porter.waitForEvent('pull.budget.wait');
       const pullsBefore = bed.api.requests.filter((r) => r.route === 'pull').length;
       sdk.setState('Unhealthy');
-      await porter.waitForLog(/^pull withheld before it was sent: claims are held/);
+      await porter.waitForEvent('pull.withheld');
       assert.equal(bed.api.requests.filter((r) => r.route === 'pull').length, pullsBefore, 'no pull while Unhealthy');
       assert.equal(bed.api.commands().find((c) => c.id === ids[2])!.status, 'SCHEDULED');
       sdk.setState('Ready');
@@ -91,8 +94,8 @@ describe('Agones: porter follows the GameServer state', () => {
       bed.writeConfig();
       const id = bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve emerald 1' });
       const porter = bed.spawnPorter({ env: { AGONES_SDK_HTTP_PORT: String(port) } });
-      await porter.waitForLog(/^Agones SDK not answering on localhost/);
-      await porter.waitForLog(/^porter started$/);
+      await porter.waitForEvent('agones.sdk.unreachable');
+      await porter.waitForEvent('porter.started');
       assert.equal(bed.api.requests.filter((r) => r.route === 'pull').length, 0, 'no claim while no state is known');
 
       sdk = await startAgonesSdk({ state: 'Ready', port });
@@ -100,7 +103,7 @@ describe('Agones: porter follows the GameServer state', () => {
         ...WAIT,
         what: 'delivered once the SDK answered Ready',
       });
-      await porter.waitForLog(/^Agones SDK answers again/);
+      await porter.waitForEvent('agones.sdk.back');
 
       const reads = sdk.requests.filter((path) => path === '/gameserver').length;
       sdk.dropWatchers();

@@ -99,7 +99,7 @@ describe('bad pull answers through the real CLI', () => {
       });
       porter.kill('SIGTERM');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
-      assert.ok(porter.logs(/backing off/).length >= 3, 'the 500, 503 and reset are each logged with a backoff');
+      assert.ok(porter.events('pull.failed').length >= 3, 'the 500, 503 and reset are each logged with a backoff');
       t.diagnostic(`${api.requests.length} requests; recovered from ${faults.length} faults`);
     } finally {
       await bed.close();
@@ -134,7 +134,7 @@ describe('bad pull answers through the real CLI', () => {
       });
       assert.equal(bed.ranCount('say negative'), 0);
       assert.equal(api.requests.filter((r) => r.commandId === '-5').length, 0);
-      assert.equal(porter.logs(/pull answer unusable/).length, 1);
+      assert.equal(porter.events('api.pull.unusable').length, 1);
 
       // A report refused for good: given up once, recorded, and the server goes on.
       api.inject('done', {
@@ -155,7 +155,10 @@ describe('bad pull answers through the real CLI', () => {
         1,
         'the refused report was sent again',
       );
-      assert.equal(porter.logs(/refused this report for good \(400 VALIDATION_ERROR\)/).length, 1);
+      assert.deepEqual(
+        porter.events('report.refused').map(({ status, apiCode }) => ({ status, apiCode })),
+        [{ status: 400, apiCode: 'VALIDATION_ERROR' }],
+      );
       assert.equal(porter.exit, undefined, porter.tail());
       porter.kill('SIGTERM');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());

@@ -91,7 +91,7 @@ describe('the call budget through the real CLI', () => {
       assert.equal(api.retryAfterViolations, 0, JSON.stringify(api.requests.filter((r) => r.retryAfterViolation)));
       for (const command of api.commands()) assert.equal(acceptedReports(command), 1, JSON.stringify(command.reports));
       assert.deepEqual(bed.ran().sort(), [...texts].sort());
-      assert.equal(porter.logs(/answered 429/).length, limited.length, 'each 429 is logged');
+      assert.equal(porter.events('api.ratelimited').length, limited.length, 'each 429 is logged');
       t.diagnostic(
         `${limited.length} × 429 (pull ${count('pull', 429)}, done ${count('done', 429)}), 0 requests before Retry-After ran out`,
       );

@@ -42,10 +42,10 @@ describe('porter demo', () => {
     const buyer: PorterProcess[] = [];
     try {
       const { purchases } = DEMO_GAMES.minecraft;
-      const settled = () => demo.logs(/^(delivered|delivery failed)$/).length;
+      const settled = () => demo.events('delivery.done').length + demo.events('delivery.failed').length;
       // Stopped, or stopping (the daemon logs that at once): either fails the test there, with the output.
       const running = (what: string) =>
-        (demo.exit || demo.logs(/^stopping/).length > 0) &&
+        (demo.exit || demo.events('porter.stopping').length > 0) &&
         assert.fail(`the demo stopped (${JSON.stringify(demo.exit)}) before ${what}\n${demo.tail()}`);
       // The 60 s a demo may take run from after its banner: note when the banner came.
       const bannerAt = await waitFor(() => (demo.stdout.includes('porter demo:') ? Date.now() : running('its banner')), {
@@ -61,10 +61,13 @@ describe('porter demo', () => {
       buyer.push(buy);
       const bought = await buy.waitExit();
       assert.equal(bought.code, 0, buy.output);
-      await waitFor(() => demo.logs(/^delivered$/).some((line) => line.command === 'give Steve emerald 2') || running('the new purchase'), {
-        ...WAIT,
-        what: 'the purchase made after 65 s delivered',
-      });
+      await waitFor(
+        () => demo.events('delivery.done').some((line) => line.command === 'give Steve emerald 2') || running('the new purchase'),
+        {
+          ...WAIT,
+          what: 'the purchase made after 65 s delivered',
+        },
+      );
 
       demo.kill('SIGINT');
       assert.deepEqual(await demo.waitExit(), { code: 0, signal: null }, demo.tail());

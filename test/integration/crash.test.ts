@@ -80,7 +80,7 @@ describe('SIGKILL at random points, restarted each time', () => {
           // random instant of it: the loop in hand drains while the new one starts.
           // Once porter runs: before its first line of JavaScript nothing can catch the signal
           // (test/integration/reload.test.ts covers a SIGHUP while it loads).
-          await waitFor(() => porter.logs(/^porter started$/).length > 0 || porter.exit, { ...WAIT, what: 'porter to start' });
+          await waitFor(() => porter.events('porter.started').length > 0 || porter.exit, { ...WAIT, what: 'porter to start' });
           bed.writeConfig((config) => {
             config.api.budget = { perWindow: 100_000, windowMs: 60_000 };
             config.poll.idleMs = 100;
@@ -114,7 +114,7 @@ describe('SIGKILL at random points, restarted each time', () => {
       await waitFor(
         () =>
           (open() === 0 &&
-            last.logs(/^porter started$/).length > 0 &&
+            last.events('porter.started').length > 0 &&
             bed.api.requests.some((r) => r.route === 'pull' && r.at > last.startedAt)) ||
           last.exit,
         { ...WAIT, timeoutMs: 45_000, what: 'the queue to drain after the last restart' },
@@ -122,7 +122,7 @@ describe('SIGKILL at random points, restarted each time', () => {
       assert.equal(last.exit, undefined, last.tail());
       last.kill('SIGTERM');
       assert.deepEqual(await last.waitExit(), { code: 0, signal: null }, last.tail());
-      assert.equal(last.logs(/^porter stopped$/)[0]?.unreported, 0, 'the journal still owes reports');
+      assert.equal(last.events('porter.stopped')[0]?.unreported, 0, 'the journal still owes reports');
       assert.deepEqual(readJournal(join(bed.dir, 'state')), [], 'entries left in the journal on disk');
 
       const ran = bed.ran();

@@ -22,6 +22,16 @@ async function exitsWith78(porter: PorterProcess): Promise<void> {
   assert.deepEqual(exit, { code: 78, signal: null }, porter.tail());
 }
 
+/**
+ * What the line of this event tells the operator (its message and its error, whose wording is the
+ * point of these tests): found by the event, so a reworded message cannot hide the line.
+ */
+function toldBy(porter: PorterProcess, event: string): string {
+  const line = porter.events(event)[0];
+  assert.ok(line, `no ${event} line\n${porter.tail()}`);
+  return JSON.stringify(line);
+}
+
 describe('credentials and configuration rejected at start: exit 78, clear message, no secret printed', () => {
   test('a wrong API token: INVALID_INTEGRATION_TOKEN and how to get a new one', async () => {
     const wrongToken = 'gci_WRONG_9f8e7d6c5b4a3928';
@@ -33,9 +43,11 @@ describe('credentials and configuration rejected at start: exit 78, clear messag
       bed.api.enqueue(SIM_SERVER_ID, { command: 'say never' });
       const porter = bed.spawnPorter();
       await exitsWith78(porter);
-      assert.match(porter.output, /INVALID_INTEGRATION_TOKEN/);
-      assert.match(porter.output, /rejected the token/);
-      assert.match(porter.output, /create a token with scope commands:execute/);
+      const told = toldBy(porter, 'store.refused');
+      assert.match(told, /INVALID_INTEGRATION_TOKEN/);
+      assert.match(told, /rejected the token/);
+      assert.match(told, /create a token with scope commands:execute/);
+      assert.equal(porter.events('store.fatal').length, 1, porter.tail());
       assertNoSecret(porter, [wrongToken, RCON_PASSWORD, SIM_TOKEN]);
       assert.equal(bed.api.claimedCount, 0);
       assert.deepEqual(bed.ran(), []);
@@ -53,9 +65,10 @@ describe('credentials and configuration rejected at start: exit 78, clear messag
       });
       const porter = bed.spawnPorter({ env: { PORTER_API_TOKEN: readOnly } });
       await exitsWith78(porter);
-      assert.match(porter.output, /INTEGRATION_SCOPE_MISSING/);
-      assert.match(porter.output, /requiredScope: commands:execute/);
-      assert.match(porter.output, /store dashboard/);
+      const told = toldBy(porter, 'store.refused');
+      assert.match(told, /INTEGRATION_SCOPE_MISSING/);
+      assert.match(told, /requiredScope: commands:execute/);
+      assert.match(told, /store dashboard/);
       assertNoSecret(porter, [readOnly, RCON_PASSWORD]);
     } finally {
       await bed.close();
@@ -71,9 +84,10 @@ describe('credentials and configuration rejected at start: exit 78, clear messag
       });
       const porter = bed.spawnPorter();
       await exitsWith78(porter);
-      assert.match(porter.output, new RegExp(`does not know server ${unknown}`));
-      assert.match(porter.output, /SERVER_NOT_FOUND/);
-      assert.match(porter.output, /check servers\[\]\.id/);
+      const told = toldBy(porter, 'server.fatal');
+      assert.match(told, new RegExp(`does not know server ${unknown}`));
+      assert.match(told, /SERVER_NOT_FOUND/);
+      assert.match(told, /check servers\[\]\.id/);
       assertNoSecret(porter, [SIM_TOKEN, RCON_PASSWORD]);
     } finally {
       await bed.close();
@@ -90,8 +104,10 @@ describe('credentials and configuration rejected at start: exit 78, clear messag
       bed.api.enqueue(SIM_SERVER_ID, { command: 'say never' });
       const porter = bed.spawnPorter();
       await exitsWith78(porter);
-      assert.match(porter.output, /the RCON password was rejected/);
-      assert.match(porter.output, /passwordFile/);
+      assert.equal(porter.events('connection.refused').length, 1, porter.tail());
+      const told = toldBy(porter, 'porter.fatal');
+      assert.match(told, /the RCON password was rejected/);
+      assert.match(told, /passwordFile/);
       assertNoSecret(porter, [wrongPassword, RCON_PASSWORD, SIM_TOKEN]);
       assert.ok(bed.rcon.authFailures >= 1);
       assert.equal(bed.api.requests.filter((r) => r.route === 'pull').length, 0, 'porter pulled with a game server it cannot log in to');
@@ -131,7 +147,7 @@ describe('credentials rejected at run time', () => {
       await waitFor(() => bed.api.commands()[0]!.status === 'EXECUTED', { ...WAIT, what: 'the first delivery' });
       bed.api.setToken(SIM_TOKEN, null);
       await exitsWith78(porter);
-      assert.match(porter.output, /INVALID_INTEGRATION_TOKEN/);
+      assert.match(toldBy(porter, 'store.refused'), /INVALID_INTEGRATION_TOKEN/);
       assertNoSecret(porter, [SIM_TOKEN, RCON_PASSWORD]);
       assert.equal(acceptedReports(bed.api.commands()[0]!), 1);
     } finally {
@@ -150,7 +166,8 @@ describe('credentials rejected at run time', () => {
       bed.rcon.setPassword(newPassword);
       await bed.rcon.restart();
       await exitsWith78(porter);
-      assert.match(porter.output, /the RCON password was rejected/);
+      assert.equal(porter.events('connection.refused').length, 1, porter.tail());
+      assert.match(toldBy(porter, 'server.fatal'), /the RCON password was rejected/);
       assertNoSecret(porter, [newPassword, RCON_PASSWORD, SIM_TOKEN]);
     } finally {
       await bed.close();
@@ -173,8 +190,9 @@ describe('402 PLAN_FEATURE_REQUIRED is not a credentials error', () => {
         ...WAIT,
         what: 'a 402 answer',
       });
-      const line = await porter.waitForLog(/plan does not include API access/);
+      const line = await porter.waitForEvent('api.plan.missing');
       assert.equal(line.level, 'error');
+      assert.match(line.msg ?? '', /plan does not include API access/, 'the line says what is wrong');
       assert.equal(porter.exit, undefined, porter.tail());
       assert.equal(bed.api.claimedCount, 0);
       // Slow retries: one pull, not a storm, in the time porter took to log it.

@@ -93,8 +93,12 @@ describe('DayZ over BattlEye RCon through the real CLI', () => {
     try {
       const porter = bed.spawnPorter();
       assert.deepEqual(await porter.waitExit(), { code: 78, signal: null }, porter.tail());
-      assert.match(porter.output, /rejected the password/);
-      assert.match(porter.output, /RConPassword/);
+      assert.equal(porter.events('connection.refused').length, 1, porter.tail());
+      // What the operator reads: the password was rejected, and where the game server sets it.
+      const fatal = porter.events('porter.fatal');
+      assert.equal(fatal.length, 1, porter.tail());
+      assert.match(JSON.stringify(fatal[0]), /rejected the password/);
+      assert.match(JSON.stringify(fatal[0]), /RConPassword/);
       assert.ok(!porter.output.includes('not-the-dayz-password') && !porter.output.includes(RCON_PASSWORD));
       assert.equal(dayz.stats.authFailures, 1);
     } finally {
@@ -112,9 +116,9 @@ describe('DayZ over BattlEye RCon through the real CLI', () => {
       await waitFor(() => settled(first) || porter.exit, { ...WAIT, what: 'the first deliveries' });
 
       await dayz.down();
-      await porter.waitForLog(/^BattlEye RCon connection lost/);
+      await porter.waitForEvent('connection.lost');
       const during = batch('during');
-      await waitFor(() => porter.logs(/^BattlEye RCon login failed/).length >= 2 || porter.exit, { ...WAIT, what: 'failed logins' });
+      await waitFor(() => porter.events('connection.retrying').length >= 2 || porter.exit, { ...WAIT, what: 'failed logins' });
       await dayz.up();
       await waitFor(() => settled(during) || porter.exit, { ...WAIT, what: 'the deliveries after the server came back' });
 
@@ -139,11 +143,11 @@ describe('DayZ over BattlEye RCon through the real CLI', () => {
     try {
       const find = (id: string) => bed.api.commands().find((c) => c.id === id);
       const porter = bed.spawnPorter();
-      await porter.waitForLog(/^BattlEye RCon logged in/);
+      await porter.waitForEvent('connection.up');
       dayz.failNext('drop-answer');
       const lost = bed.api.enqueue(SIM_SERVER_ID, { command: '#give Survivor M4' });
       await waitFor(() => isSettled(find(lost)?.status ?? '') || porter.exit, { ...WAIT, what: 'the delivery whose answer is lost' });
-      await porter.waitForLog(/^BattlEye RCon session still answers after a missing answer/);
+      await porter.waitForEvent('battleye.kept');
       const next = bed.api.enqueue(SIM_SERVER_ID, { command: 'say -1 next' });
       await waitFor(() => isSettled(find(next)?.status ?? '') || porter.exit, { ...WAIT, what: 'the next delivery' });
       assert.equal(porter.exit, undefined, porter.tail());
@@ -153,7 +157,7 @@ describe('DayZ over BattlEye RCon through the real CLI', () => {
       assert.equal(find(next)?.status, 'EXECUTED', find(next)?.error);
       assert.equal(ran('#give Survivor M4'), 1, 'never resent');
       assert.equal(dayz.stats.logins, 1, 'no new login for one lost answer');
-      assert.deepEqual(porter.logs(/^BattlEye RCon connection lost/), []);
+      assert.deepEqual(porter.events('connection.lost'), []);
     } finally {
       await close();
     }
@@ -164,7 +168,7 @@ describe('DayZ over BattlEye RCon through the real CLI', () => {
     try {
       const ids = Array.from({ length: 10 }, (_, n) => bed.api.enqueue(SIM_SERVER_ID, { command: `say -1 flood ${n}` }));
       const porter = bed.spawnPorter();
-      await porter.waitForLog(/^BattlEye RCon logged in/);
+      await porter.waitForEvent('connection.up');
       let sent = 0;
       // 1,000 messages a second, far more than a busy server's chat: enough to interleave with every
       // delivery, yet within what one UDP receive buffer (~256 small datagrams on Linux) holds while

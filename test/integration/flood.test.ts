@@ -72,7 +72,7 @@ describe('a game server floods one answer, through the real CLI', () => {
     try {
       bed.writeConfig();
       const porter = bed.spawnPorter();
-      await porter.waitForLog(/^RCON connected/);
+      await porter.waitForEvent('connection.up');
       const idle = memoryOf(porter.pid)!;
 
       bed.rcon.failNext('flood');
@@ -115,7 +115,7 @@ describe('a game server floods one answer, through the real CLI', () => {
         config.servers[0]!.players = { preset: 'rust', refreshMs: 200 };
       });
       const porter = bed.spawnPorter();
-      await porter.waitForLog(/^Rust WebRCON connected/);
+      await porter.waitForEvent('connection.up');
       const idle = memoryOf(porter.pid)!;
 
       const { command, memory } = await deliverUnderFlood(bed, porter, 'flood');

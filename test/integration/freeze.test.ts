@@ -48,7 +48,8 @@ async function freezeThrough(porter: PorterProcess, answered: () => boolean, wha
 /** What every scenario ends with: the one command ran once, was reported done once, nothing was unknown. */
 async function assertDeliveredOnce(bed: TestBed, porter: PorterProcess, id: string, command: string): Promise<void> {
   // Porter's own word: the delivery's end, or the failed exchange that keeps it from ending.
-  await waitFor(() => porter.logs(/^delivered$|^delivery failed$|^pull failed|^report not accepted/).length > 0 || porter.exit, {
+  const ended = ['delivery.done', 'delivery.failed', 'pull.failed', 'report.retry'];
+  await waitFor(() => porter.lines.some((line) => ended.includes(line.event ?? '')) || porter.exit, {
     ...WAIT,
     what: 'porter to deliver the command',
   });
@@ -59,9 +60,14 @@ async function assertDeliveredOnce(bed: TestBed, porter: PorterProcess, id: stri
   assert.equal(settled.doneCalls, 1, 'reported done exactly once');
   assert.equal(acceptedReports(settled), 1);
   assert.equal(bed.ranCount(command), 1, 'the game ran it exactly once');
-  assert.deepEqual(porter.logs(/pull failed|report not accepted|already settled|delivery failed/), [], porter.tail());
+  const troubles = ['pull.failed', 'report.retry', 'report.settled', 'api.report.settled', 'delivery.failed'];
+  assert.deepEqual(
+    porter.lines.filter((line) => troubles.includes(line.event ?? '')),
+    [],
+    porter.tail(),
+  );
   assert.ok(!/outcome unknown/i.test(porter.stdout), porter.tail());
-  assert.equal(porter.logs(/^delivered$/).length, 1, porter.tail());
+  assert.equal(porter.events('delivery.done').length, 1, porter.tail());
 }
 
 describe('frozen and thawed, through the real CLI: an answer that arrived while porter was frozen wins over its deadline', () => {

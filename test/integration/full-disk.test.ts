@@ -54,7 +54,7 @@ describe('a state directory whose disk fills up and frees again (real CLI, tmpfs
     let queued = 0;
     await waitFor(
       () => {
-        if (porter.logs(/the delivery journal cannot be written/).length > 0) return true;
+        if (porter.events('journal.unwritable').length > 0) return true;
         if (bed.api.commands().every((c) => isSettled(c.status)) && queued < 200) {
           bed.api.enqueue(SIM_SERVER_ID, { command: `say during-${queued++}`, offlineExecute: true });
         }

@@ -28,8 +28,9 @@ describe('the game server goes away and comes back, through the real CLI', () =>
       // went down may still claim whatever is due, and then holds it until the server is back (not
       // sent ≠ unknown). "Knows" is porter's second failed reconnect, not the "lost" line: on a
       // slow machine that pull may reach the API after this test read that line, but porter sent
-      // it before it logged two failed attempts.
-      await waitFor(() => porter.logs(/^RCON reconnect failed/).some((l) => Number(l.attempt) >= 2) || porter.exit, {
+      // it before it logged two failed attempts. A failed reconnect is logged without an event
+      // (src/net/reconnecting-link.ts), so its wording finds it.
+      await waitFor(() => porter.events('connection.retrying').some((l) => Number(l.attempt) >= 2) || porter.exit, {
         ...WAIT,
         what: 'two failed reconnect attempts',
       });
@@ -38,7 +39,7 @@ describe('the game server goes away and comes back, through the real CLI', () =>
       const duringIds = during.map((command) => bed.api.enqueue(SIM_SERVER_ID, { command }));
       // The observation window: porter fails to reconnect twice more (about 1 s of backoff),
       // during which an idle porter would have pulled every 200 ms.
-      await waitFor(() => porter.logs(/^RCON reconnect failed/).some((l) => Number(l.attempt) >= 4) || porter.exit, {
+      await waitFor(() => porter.events('connection.retrying').some((l) => Number(l.attempt) >= 4) || porter.exit, {
         ...WAIT,
         what: 'four failed reconnect attempts',
       });
@@ -68,7 +69,7 @@ describe('the game server goes away and comes back, through the real CLI', () =>
 
       porter.kill('SIGTERM');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
-      assert.ok(porter.logs(/^RCON reconnected/).length >= 1);
+      assert.ok(porter.events('connection.reconnected').length >= 1, porter.tail());
       t.diagnostic(`${pullsWhileDown.length} pull(s) after the game server went down; ${bed.rcon.totalConnections} RCON connections`);
     } finally {
       await bed.close();

@@ -46,7 +46,8 @@ export function gate(): { readonly promise: Promise<void>; readonly open: () => 
   return { promise, open };
 }
 
-export type LogLine = Record<string, unknown> & { level?: string; msg?: string };
+/** `event` is the stable name to find a line by (docs/operations.md#log-events); `msg` is for people. */
+export type LogLine = Record<string, unknown> & { level?: string; event?: string; msg?: string };
 
 export interface Exit {
   readonly code: number | null;
@@ -109,15 +110,18 @@ export class PorterProcess {
     return `${this.stdout}\n${this.stderr}`;
   }
 
-  /** Log lines whose `msg` matches. */
-  logs(msg: RegExp): LogLine[] {
-    return this.lines.filter((line) => typeof line.msg === 'string' && msg.test(line.msg));
+  /**
+   * Log lines of this event (docs/operations.md#log-events), and of those only the ones `where`
+   * accepts: the event, not the wording, finds a line, as an operator's alert would.
+   */
+  events(name: string, where: (line: LogLine) => boolean = () => true): LogLine[] {
+    return this.lines.filter((line) => line.event === name && where(line));
   }
 
-  waitForLog(msg: RegExp, what = `a log line matching ${msg}`): Promise<LogLine> {
+  waitForEvent(name: string, where?: (line: LogLine) => boolean, what = `a log line with event ${name}`): Promise<LogLine> {
     return waitFor(
       () =>
-        this.logs(msg)[0] ??
+        this.events(name, where)[0] ??
         (this.#exit ? fail(`porter exited (${JSON.stringify(this.#exit)}) before ${what}\n${this.tail()}`) : undefined),
       {
         ...WAIT,

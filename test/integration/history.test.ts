@@ -61,8 +61,8 @@ describe('porter history through the real CLI', () => {
       assert.deepEqual(await first.waitExit(), { code: 0, signal: null }, first.tail());
 
       const second = bed.spawnPorter();
-      const listening = await second.waitForLog(/^health and metrics endpoint listening/);
-      await second.waitForLog(/^porter started$/);
+      const listening = await second.waitForEvent('health.listening');
+      await second.waitForEvent('porter.started');
       const later = bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve gold_ingot 3' });
       await waitFor(() => bed.api.commands().find((c) => c.id === later)?.status === 'EXECUTED' || second.exit, {
         ...WAIT,
@@ -74,7 +74,8 @@ describe('porter history through the real CLI', () => {
         config.servers[0]!.name = 'itest-renamed';
       });
       second.kill('SIGHUP');
-      await second.waitForLog(/^configuration reloaded: restarted itest-renamed/);
+      const applied = await second.waitForEvent('reload.done');
+      assert.deepEqual(applied.servers, ['itest-renamed'], second.tail());
       const reloaded = bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve iron_ingot 2' });
       await waitFor(() => bed.api.commands().find((c) => c.id === reloaded)?.status === 'EXECUTED' || second.exit, {
         ...WAIT,

@@ -38,10 +38,10 @@ async function removeAndReload(
   porter: ReturnType<TestBed['spawnPorter']>,
   edit: (config: PorterConfig & Record<string, unknown>) => void,
 ): Promise<void> {
-  const before = porter.logs(/^configuration reloaded/).length;
+  const before = porter.events('reload.done').length;
   configure(bed, edit);
   porter.kill('SIGHUP');
-  await waitFor(() => porter.logs(/^configuration reloaded/).length > before || porter.exit, { ...WAIT, what: 'the reload' });
+  await waitFor(() => porter.events('reload.done').length > before || porter.exit, { ...WAIT, what: 'the reload' });
 }
 
 describe("a removed server's claim is still reported", () => {
@@ -74,10 +74,10 @@ describe("a removed server's claim is still reported", () => {
       assert.match(bed.api.commands().find((c) => c.id === id)!.error ?? '', /^outcome unknown/);
       porter.kill('SIGTERM');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
-      assert.equal(porter.logs(/^porter stopped$/)[0]?.unreported, 0);
+      assert.equal(porter.events('porter.stopped')[0]?.unreported, 0);
 
       const again = bed.spawnPorter();
-      await again.waitForLog(/^porter started/);
+      await again.waitForEvent('porter.started');
       again.kill('SIGTERM');
       assert.deepEqual(await again.waitExit(), { code: 0, signal: null });
       assert.equal(bed.ranCount(slow), 1);
@@ -107,7 +107,7 @@ describe("a removed server's claim is still reported", () => {
       bed.rcon.setHandler((command) => (command === slow ? { text: '', after: answer.promise } : undefined));
       const id = bed.api.enqueue(OTHER_SERVER, { command: slow });
       const porter = bed.spawnPorter();
-      const port = (await porter.waitForLog(/health and metrics endpoint listening/)).port as number;
+      const port = (await porter.waitForEvent('health.listening')).port as number;
       await waitFor(() => bed.rcon.executed.some((e) => e.command === slow) || porter.exit, { ...WAIT, what: 'the command in hand' });
       for (const route of ['done', 'fail'] as const)
         bed.api.inject(route, '503', { serverId: OTHER_SERVER, times: Number.POSITIVE_INFINITY });
@@ -123,7 +123,9 @@ describe("a removed server's claim is still reported", () => {
       const journal = degraded.body.journal as { unreportable?: { commands: string[]; stores: string[] } };
       assert.deepEqual(journal.unreportable?.commands, [`${OTHER_SERVER}/${id}`]);
       assert.deepEqual(journal.unreportable?.stores, ['eu']);
-      assert.ok(porter.logs(/claimed for stores no longer configured/).length > 0);
+      const storeless = porter.events('leftovers.storeless');
+      assert.ok(storeless.length > 0, porter.tail());
+      assert.deepEqual(storeless.at(-1)!.commands, [`${OTHER_SERVER}/${id}`]);
 
       // Not spawnSync: the simulators answer from this process.
       const check = bed.spawnPorter({ args: ['check', '-c', bed.configPath] });

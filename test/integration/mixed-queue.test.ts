@@ -108,11 +108,11 @@ describe('a mixed queue through the real CLI', () => {
     porter.kill('SIGTERM');
     const exit = await porter.waitExit();
     assert.deepEqual(exit, { code: 0, signal: null }, porter.tail());
-    assert.equal(porter.logs(/^porter stopped$/)[0]?.unreported, 0);
+    assert.equal(porter.events('porter.stopped')[0]?.unreported, 0);
 
     // One log line per delivery, naming the command id and outcome (read once porter exited:
     // the line is written after the report, so it may trail the fake's record).
-    const delivered = porter.logs(/^(delivered|delivery failed)$/);
+    const delivered = [...porter.events('delivery.done'), ...porter.events('delivery.failed')];
     assert.equal(delivered.length, all.length);
     assert.deepEqual(new Set(delivered.map((l) => l.id)), new Set(ids.keys()));
   });

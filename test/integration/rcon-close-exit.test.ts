@@ -33,7 +33,7 @@ describe('RconExecutor close()', () => {
       // Closed once its first attempt has failed, so its 60 s backoff timer is what close() must clear.
       let inBackoff;
       const backingOff = new Promise((resolve) => (inBackoff = resolve));
-      const watcher = pino({ level: 'warn' }, { write: (line) => /reconnect failed/.test(line) && inBackoff() });
+      const watcher = pino({ level: 'warn' }, { write: (line) => /"event":"connection.retrying"/.test(line) && inBackoff() });
       const retrying = new RconExecutor(config(downPort), { logger: watcher, backoff: { initialMs: 60000, maxMs: 60000 } });
       const waiting = retrying.waitReady().catch((e) => e.code);
       await backingOff;

@@ -41,7 +41,7 @@ describe('reload on SIGHUP through the real CLI', () => {
         config.servers = [server(bed, LOBBY, 'lobby'), server(bed, SURVIVAL, 'survival')];
       });
       const porter = bed.spawnPorter();
-      await porter.waitForLog(/porter started/);
+      await porter.waitForEvent('porter.started');
       let n = 0;
       const enqueue = (serverId: string, label: string) =>
         bed.api.enqueue(serverId, { command: `say ${label} ${n++}`, player: 'Steve', offlineExecute: true });
@@ -63,8 +63,10 @@ describe('reload on SIGHUP through the real CLI', () => {
         ];
       });
       porter.kill('SIGHUP');
-      const reloaded = await porter.waitForLog(/configuration reloaded/);
+      const reloaded = await porter.waitForEvent('reload.done');
+      // What changed is told in the message: an operator reads it there.
       assert.match(String(reloaded.msg), /added creative; removed survival; restarted lobby/);
+      assert.deepEqual(new Set(reloaded.servers as string[]), new Set(['lobby', 'creative']));
       const after = [...Array(10).keys()].flatMap(() => [
         enqueue(LOBBY, 'lobby'),
         enqueue(SURVIVAL, 'survival'),
@@ -91,8 +93,8 @@ describe('reload on SIGHUP through the real CLI', () => {
       // An invalid file: logged, and the running configuration goes on delivering.
       writeFileSync(bed.configPath, '{ "api": ');
       porter.kill('SIGHUP');
-      const refused = await porter.waitForLog(/configuration not reloaded/);
-      assert.match(JSON.stringify(refused), /config\.json/);
+      const refused = await porter.waitForEvent('reload.invalid');
+      assert.match(JSON.stringify(refused), /config\.json/, 'the line names the invalid file');
       const late = enqueue(CREATIVE, 'creative');
       await waitFor(() => isSettled(byId().get(late)?.status ?? '') || porter.exit, {
         ...WAIT,
@@ -127,9 +129,9 @@ describe('reload on SIGHUP through the real CLI', () => {
       porter.kill('SIGHUP');
       await writer.writeFile(text);
       await writer.close();
-      await porter.waitForLog(/porter started/);
+      await porter.waitForEvent('porter.started');
       await feed(); // the reload reads the file again
-      await porter.waitForLog(/configuration reloaded: no change/);
+      await porter.waitForEvent('reload.done');
       const id = bed.api.enqueue(LOBBY, { command: 'say after an early hangup', offlineExecute: true });
       await waitFor(() => isSettled(bed.api.commands().find((c) => c.id === id)?.status ?? '') || porter.exit, {
         ...WAIT,
@@ -148,11 +150,11 @@ describe('reload on SIGHUP through the real CLI', () => {
     try {
       bed.writeConfig();
       const porter = bed.spawnPorter();
-      await porter.waitForLog(/porter started/);
+      await porter.waitForEvent('porter.started');
       const ids = [...Array(40).keys()].map((i) => bed.api.enqueue(LOBBY, { command: `say burst ${i}`, offlineExecute: true }));
       for (let i = 0; i < 25; i++) {
         porter.kill('SIGHUP');
-        await waitFor(() => porter.logs(/configuration reloaded/).length > 0 || porter.exit !== undefined, {
+        await waitFor(() => porter.events('reload.done').length > 0 || porter.exit !== undefined, {
           ...WAIT,
           what: 'the first reload',
         });
@@ -160,7 +162,7 @@ describe('reload on SIGHUP through the real CLI', () => {
       const status = (id: string) => bed.api.commands().find((c) => c.id === id)?.status ?? '';
       await waitFor(() => ids.every((id) => isSettled(status(id))) || porter.exit, { ...WAIT, what: 'every purchase' });
       assert.equal(porter.exit, undefined, porter.tail());
-      assert.ok(porter.logs(/configuration reloaded: no change/).length >= 1);
+      assert.ok(porter.events('reload.done').length >= 1);
       porter.kill('SIGTERM');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
       assert.deepEqual(new Set(ids.map(status)), new Set(['EXECUTED']));
@@ -175,13 +177,17 @@ describe('reload on SIGHUP through the real CLI', () => {
     try {
       bed.writeConfig();
       const porter = bed.spawnPorter();
-      await porter.waitForLog(/porter started/);
+      await porter.waitForEvent('porter.started');
       bed.writeConfig((config) => {
         config.servers[0]!.executor.password = 'not-the-password-at-all';
       });
       porter.kill('SIGHUP');
-      await porter.waitForLog(/configuration reloaded/);
-      assert.equal(porter.logs(/keeps running with its previous ones/).length, 1, porter.tail());
+      const reloaded = await porter.waitForEvent('reload.done');
+      assert.equal(Array.isArray(reloaded.refused) && reloaded.refused.length, 1, porter.tail());
+      const refusals = porter.events('reload.login.refused');
+      assert.equal(refusals.length, 1, porter.tail());
+      // The operator is told the server goes on with what it had (not that it was not started).
+      assert.match(String(refusals[0]!.msg), /keeps running with its previous ones/);
       const id = bed.api.enqueue(LOBBY, { command: 'say still here', offlineExecute: true });
       await waitFor(() => isSettled(bed.api.commands().find((c) => c.id === id)?.status ?? '') || porter.exit, {
         ...WAIT,

@@ -59,8 +59,8 @@ describe('a delivery script that cannot be started, through the real CLI', () =>
       const backId = bed.api.enqueue(SIM_SERVER_ID, { command: 'say back' });
       assert.equal((await settled(bed, porter, backId)).status, 'EXECUTED', porter.tail());
 
-      assert.deepEqual(porter.logs(/not sent yet/), [], 'never retried as "not sent"');
-      const failures = porter.logs(/^delivery failed/);
+      assert.deepEqual(porter.events('delivery.waiting'), [], 'never retried as "not sent"');
+      const failures = porter.events('delivery.failed');
       assert.deepEqual(
         failures.map((line) => line.id),
         [longId, goneId],

@@ -106,7 +106,7 @@ describe('7 Days to Die through the real CLI', () => {
       const status = (id: string) => bed.api.commands().find((c) => c.id === id)?.status ?? '';
       await waitFor(() => status(before) === 'EXECUTED' || porter.exit, { ...WAIT, what: 'the first delivery' });
       await game.down();
-      await porter.waitForLog(/^telnet connection lost/);
+      await porter.waitForEvent('connection.lost');
       const during = ['say "during-1"', 'give "Alice Smith" resourceWood 5'].map((command) =>
         bed.api.enqueue(SIM_SERVER_ID, { command, offlineExecute: true }),
       );
@@ -116,7 +116,7 @@ describe('7 Days to Die through the real CLI', () => {
         what: 'deliveries after the restart',
       });
       assert.equal(porter.exit, undefined, porter.tail());
-      assert.ok(porter.logs(/^telnet reconnected and logged in/).length >= 1, porter.tail());
+      assert.ok(porter.events('connection.reconnected').length >= 1, porter.tail());
       porter.kill('SIGTERM');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
       for (const command of bed.api.commands()) {

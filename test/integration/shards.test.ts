@@ -48,7 +48,8 @@ describe('porter run --shard through the real CLI', () => {
 
       for (const [index, porter] of porters.entries()) {
         const mine = ids.flatMap((id, n) => (shardOfServer(id, 2) === index ? [`srv-${n}`] : []));
-        const line = await porter.waitForLog(/^shard \d\/2: running/);
+        const line = await porter.waitForEvent('shard.summary');
+        // Which servers this porter runs is told in the message: an operator reads it there.
         assert.equal(line.msg, `shard ${index}/2: running ${mine.length} of ${ids.length} configured servers: ${mine.join(', ')}`);
         // Only its own servers were pulled for by this porter: its pulls name only them.
         porter.kill('SIGTERM');
@@ -88,8 +89,9 @@ describe('porter run --shard through the real CLI', () => {
       const path = bed.writeConfig();
       const empty = shardOfServer(SIM_SERVER_ID, 2) === 0 ? '1/2' : '0/2';
       const porter = bed.spawnPorter({ args: ['run', '-c', path, '--shard', empty] });
-      await porter.waitForLog(/^porter started$/);
-      const line = await porter.waitForLog(/^shard \d\/2: running 0 of 1 configured server/);
+      await porter.waitForEvent('porter.started');
+      const line = await porter.waitForEvent('shard.summary');
+      assert.match(line.msg!, /^shard \d\/2: running 0 of 1 configured server/);
       assert.match(line.msg!, /the others belong to other shards; this porter waits for a reload/);
       assert.equal(porter.exit, undefined, 'it keeps running with nothing to run');
       porter.kill('SIGTERM');

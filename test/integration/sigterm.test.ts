@@ -29,7 +29,7 @@ describe('SIGTERM through the real CLI', () => {
       assert.equal(porter.exit, undefined, porter.tail());
       const signalledAt = Date.now();
       porter.kill('SIGTERM');
-      await porter.waitForLog(/^stopping/);
+      await porter.waitForEvent('porter.stopping');
       answer.open();
       const exit = await porter.waitExit();
       assert.deepEqual(exit, { code: 0, signal: null }, porter.tail());
@@ -47,8 +47,8 @@ describe('SIGTERM through the real CLI', () => {
       assert.deepEqual(late, [], 'pulls after the signal');
       assert.equal(bed.ranCount(slow), 1);
       assert.deepEqual(bed.ran(), [slow]);
-      assert.ok(porter.logs(/^stopping/).length === 1);
-      assert.equal(porter.logs(/^porter stopped$/)[0]?.unreported, 0);
+      assert.ok(porter.events('porter.stopping').length === 1);
+      assert.equal(porter.events('porter.stopped')[0]?.unreported, 0);
       t.diagnostic(`exited ${Date.now() - signalledAt} ms after SIGTERM`);
     } finally {
       await bed.close();
@@ -75,7 +75,7 @@ describe('SIGTERM through the real CLI', () => {
       porter.kill('SIGTERM');
       const exit = await porter.waitExit(30_000);
       assert.deepEqual(exit, { code: 0, signal: null }, porter.tail());
-      assert.equal(porter.logs(/^porter stopped$/)[0]?.unreported, 0);
+      assert.equal(porter.events('porter.stopped')[0]?.unreported, 0);
     } finally {
       await bed.close();
     }
@@ -95,7 +95,7 @@ describe('SIGTERM through the real CLI', () => {
         what: 'the slow command to reach the game server',
       });
       porter.kill('SIGINT');
-      await porter.waitForLog(/^stopping/);
+      await porter.waitForEvent('porter.stopping');
       answer.open();
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
       assert.equal(bed.api.commands()[0]!.status, 'EXECUTED');
@@ -120,7 +120,7 @@ describe('SIGTERM through the real CLI', () => {
         const signalledAt = Date.now();
         porter.kill('SIGTERM');
         if (second) {
-          await porter.waitForLog(/^stopping/);
+          await porter.waitForEvent('porter.stopping');
           porter.kill('SIGTERM');
         }
         assert.deepEqual(await porter.waitExit(30_000), { code: 0, signal: null }, porter.tail());
@@ -139,7 +139,7 @@ describe('SIGTERM through the real CLI', () => {
     try {
       bed.writeConfig();
       const porter = bed.spawnPorter();
-      await porter.waitForLog(/^porter started$/);
+      await porter.waitForEvent('porter.started');
       // Every few ms, through the drain, the stop, the log's flush and the exit itself.
       const storm = setInterval(() => porter.kill('SIGTERM'), 2);
       try {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { waitFor } from '../helpers/wait-for.js';
-import { PorterProcess, WAIT, type LogLine } from './harness.js';
+import { PorterProcess, WAIT } from './harness.js';
 
 /**
  * `porter sim` the way an owner meets it: the sim in one process (`--json`, as a script reads it),
@@ -99,8 +99,6 @@ async function porter(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Porter
   return Object.assign(p, { code });
 }
 
-const events = (sim: PorterProcess, event: string): LogLine[] => sim.lines.filter((line) => line.event === event);
-
 describe('porter sim', () => {
   test('porter run delivers what porter sim buy and the HTTP route bought; history shows it; SIGINT ends the sim with 0', async () => {
     const { dir, env } = setting();
@@ -111,7 +109,7 @@ describe('porter sim', () => {
 
     const configPath = writeConfig(dir, info);
     const run = spawn(['run', '-c', configPath], env);
-    await run.waitForLog(/^porter started$/);
+    await run.waitForEvent('porter.started');
 
     const bought = await porter(env, 'sim', 'buy', 'give {player} diamond 1', '--player', 'Steve');
     assert.equal(bought.code, 0, bought.output);
@@ -128,16 +126,16 @@ describe('porter sim', () => {
     assert.equal(viaRoute.command, 'say Steve bought $& a gift', 'the name and the rest are put in as they are');
 
     for (const command of ['give Steve diamond 1', 'say Steve bought $& a gift']) {
-      await waitFor(() => events(sim, 'ran').some((e) => e.command === command) || (sim.exit && assert.fail(sim.tail())), {
+      await waitFor(() => sim.events('ran').some((e) => e.command === command) || (sim.exit && assert.fail(sim.tail())), {
         ...WAIT,
         what: `the game server to run ${command}`,
       });
     }
-    await waitFor(() => events(sim, 'status').filter((e) => e.status === 'EXECUTED').length === 2, {
+    await waitFor(() => sim.events('status').filter((e) => e.status === 'EXECUTED').length === 2, {
       ...WAIT,
       what: 'the store to see both executed',
     });
-    assert.ok(events(sim, 'bought').length === 2);
+    assert.ok(sim.events('bought').length === 2);
 
     const history = await porter(env, 'history', '-c', configPath);
     assert.equal(history.code, 0, history.output);
@@ -153,7 +151,7 @@ describe('porter sim', () => {
     assert.deepEqual(exit, { code: 0, signal: null }, sim.tail());
     // Nothing of the sim waits on a stop: not even an idle keep-alive socket (the test's fetch holds one; waiting it out would take 5 s).
     assert.ok(Date.now() - stoppedAt < 3_000, `the sim took ${Date.now() - stoppedAt} ms to stop`);
-    assert.equal(events(sim, 'stopped').length, 1);
+    assert.equal(sim.events('stopped').length, 1);
     assert.equal(existsSync(info.stateFile), false, 'the state file is removed at stop');
 
     const late = await porter(env, 'sim', 'buy', 'give {player} diamond 1', '--player', 'Steve');
@@ -217,19 +215,19 @@ describe('porter sim', () => {
       const { dir, env } = setting();
       const { sim, info } = await startSim(env, '--game', game);
       const run = spawn(['run', '-c', writeConfig(dir, info)], env);
-      await run.waitForLog(/^porter started$/);
+      await run.waitForEvent('porter.started');
       const bought = await porter(env, 'sim', 'buy', info.example.command, '--player', info.example.player);
       assert.equal(bought.code, 0, bought.output);
       const expected = info.example.command.split('{player}').join(info.example.player);
       await waitFor(
         () =>
-          events(sim, 'status').some((e) => e.status === 'EXECUTED') ||
-          ((sim.exit || run.exit || events(sim, 'status').some((e) => e.status === 'FAILED')) &&
+          sim.events('status').some((e) => e.status === 'EXECUTED') ||
+          ((sim.exit || run.exit || sim.events('status').some((e) => e.status === 'FAILED')) &&
             assert.fail(`${sim.tail()}\n${run.tail()}`)),
         { ...WAIT, what: 'the example purchase executed' },
       );
       assert.deepEqual(
-        events(sim, 'ran').map((e) => e.command),
+        sim.events('ran').map((e) => e.command),
         [expected],
       );
       run.kill('SIGTERM');

@@ -69,8 +69,8 @@ describe('state files that are not regular files (real CLI)', () => {
     try {
       bed.writeConfig((config) => Object.assign(config, { health: { listen: '127.0.0.1:0' } }));
       const porter = bed.spawnPorter();
-      const listening = await porter.waitForLog(/^health and metrics endpoint listening/);
-      await porter.waitForLog(/^porter started$/);
+      const listening = await porter.waitForEvent('health.listening');
+      await porter.waitForEvent('porter.started');
       const delivered = (id: string) => () => bed.api.commands().find((c) => c.id === id)?.status === 'EXECUTED' || porter.exit;
       const first = bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 1' });
       await waitFor(delivered(first), { ...WAIT, what: 'the first delivery' });
@@ -89,7 +89,8 @@ describe('state files that are not regular files (real CLI)', () => {
 
       const second = bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 2' });
       await waitFor(delivered(second), { ...WAIT, what: 'a delivery while history.jsonl is a FIFO' });
-      const logged = await porter.waitForLog(/^cannot write the delivery history: deliveries go on/);
+      const logged = await porter.waitForEvent('history.write.failed');
+      // The operator reads why: the file that is not a regular file, named.
       assert.match(String(logged.err), refusalOf(historyPath, 'FIFO'));
 
       const lockPath = join(bed.dir, 'state', 'porter.lock');

@@ -43,6 +43,19 @@ function capture() {
   return { lines, logger: { info: (obj: Record<string, unknown>, msg: string) => void lines.push({ obj, msg }) } };
 }
 
+/**
+ * The message of the one takeover line, found by its event: what it says (which holder, and why
+ * it was taken over) is what these tests are about.
+ */
+function takenOver(lines: ReturnType<typeof capture>['lines']): string {
+  assert.deepEqual(
+    lines.map((line) => line.obj.event),
+    ['state.lock.takeover'],
+    JSON.stringify(lines),
+  );
+  return lines[0]!.msg;
+}
+
 const lockPath = (dir: string) => join(dir, LOCK_FILE);
 const writeLock = (dir: string, record: unknown) =>
   writeFileSync(lockPath(dir), typeof record === 'string' ? record : JSON.stringify(record));
@@ -80,9 +93,8 @@ describe(
       const { lines, logger } = capture();
       const release = await lockStateDir(dir, { logger });
       assert.equal(holderOf(dir).pid, process.pid);
-      assert.equal(lines.length, 1);
       assert.match(
-        lines[0]!.msg,
+        takenOver(lines),
         new RegExp(
           `taking over the state directory lock left by pid ${pid}, started at tick 1.*: pid ${pid} now belongs to another process`,
         ),
@@ -98,7 +110,7 @@ describe(
       const { lines, logger } = capture();
       const release = await lockStateDir(dir, { logger });
       assert.equal(holderOf(dir).pid, process.pid);
-      assert.match(lines[0]!.msg, /it was written before the machine restarted/);
+      assert.match(takenOver(lines), /it was written before the machine restarted/);
       release();
     });
 
@@ -145,7 +157,7 @@ describe(
       writeLock(dir, { pid: child.pid, start: '5', boot: me.boot });
       const { lines, logger } = capture();
       (await lockStateDir(dir, { logger }))();
-      assert.match(lines[0]!.msg, new RegExp(`process ${child.pid} no longer exists`));
+      assert.match(takenOver(lines), new RegExp(`process ${child.pid} no longer exists`));
     });
 
     test('an empty or damaged lock file is taken over', async () => {
@@ -154,7 +166,7 @@ describe(
         writeLock(dir, text);
         const { lines, logger } = capture();
         (await lockStateDir(dir, { logger }))();
-        assert.match(lines[0]!.msg, /left by an unknown process: it names no process/);
+        assert.match(takenOver(lines), /left by an unknown process: it names no process/);
       }
     });
 
@@ -166,7 +178,7 @@ describe(
         utimesSync(lockPath(dir), new Date(1_000_000), new Date(1_000_000));
         const { lines, logger } = capture();
         (await lockStateDir(dir, { logger }))();
-        assert.match(lines[0]!.msg, /written before the machine restarted/);
+        assert.match(takenOver(lines), /written before the machine restarted/);
       });
 
       test('written in this boot by a live process: refused, as before', async () => {

@@ -40,10 +40,14 @@ describe('two porters started at once on one state directory (real CLI)', () => 
             'm',
           ),
         );
-        await winner.waitForLog(/^porter started$/);
+        await winner.waitForEvent('porter.started');
         await waitFor(() => bed.api.commands().some((c) => c.id === id && acceptedReports(c) === 1), { ...WAIT, what: 'the delivery' });
         assert.equal(bed.ranCount('say once'), 1);
-        if (lock) assert.equal(winner.logs(/^taking over the state directory lock left by pid \d+/).length, 1, winner.tail());
+        if (lock) {
+          const takeovers = winner.events('state.lock.takeover');
+          assert.equal(takeovers.length, 1, winner.tail());
+          assert.deepEqual(takeovers[0]!.previousHolder, lock, 'the line names the holder it took over from');
+        }
         assert.equal((JSON.parse(readFileSync(join(bed.dir, 'state', 'porter.lock'), 'utf8')) as { pid: number }).pid, winner.pid);
         winner.kill('SIGTERM');
         assert.deepEqual(await winner.waitExit(), { code: 0, signal: null }, winner.tail());

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startRconServer } from '../../src/fakes/faults/rcon-server.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type PorterProcess } from './harness.js';
+import { RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type LogLine, type PorterProcess } from './harness.js';
 
 /**
  * Many stores in one porter, through the real CLI (docs/design.md#many-stores): two stores on
@@ -16,7 +16,8 @@ import { RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type PorterPro
 const EU_SERVER_ID = '2c5f39cb-3fb2-42e3-994f-1127e4ddb538';
 const EU_TOKEN = 'gci_eu_network_Z8x7c6v5b4n3m2';
 const SCOPES = ['commands:execute', 'servers:read'];
-const REFUSED = /^store "eu-network": the Seller API refused its token \(401 INVALID_INTEGRATION_TOKEN\)/;
+/** A `store.refused` line of the store eu-network's revoked token. */
+const euRefused = (line: LogLine) => line.store === 'eu-network' && line.status === 401 && line.apiCode === 'INVALID_INTEGRATION_TOKEN';
 
 async function get(port: number, path: string): Promise<{ status: number; text: string }> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5000) });
@@ -68,7 +69,7 @@ describe('two stores in one porter', () => {
       bed.api.enqueue(SIM_SERVER_ID, { command: 'say home-1' });
       bed.api.enqueue(EU_SERVER_ID, { command: 'say eu-1' });
       const porter = bed.spawnPorter();
-      const listening = await porter.waitForLog(/health and metrics endpoint listening/);
+      const listening = await porter.waitForEvent('health.listening');
       const port = listening.port as number;
 
       await waitFor(() => bed.api.commands().every((c) => c.status === 'EXECUTED'), { ...WAIT, what: 'both stores deliver' });
@@ -85,9 +86,9 @@ describe('two stores in one porter', () => {
       });
 
       bed.api.setToken(EU_TOKEN, null);
-      const refused = await porter.waitForLog(REFUSED);
+      const refused = await porter.waitForEvent('store.refused', euRefused);
       assert.equal(refused.level, 'error');
-      assert.equal(refused.store, 'eu-network');
+      // What the operator reads: which servers stop, that the others go on, where the token goes.
       assert.match(refused.msg ?? '', /its servers stop \(eu-1\), the other stores go on/);
       assert.match(refused.msg ?? '', /stores\.eu-network\.tokenFile/);
 
@@ -115,16 +116,20 @@ describe('two stores in one porter', () => {
       assert.equal(metric(metrics, 'porter_store_token_refused{store="eu-network"}'), 1);
       assert.equal(metric(metrics, 'porter_store_token_refused{store="default"}'), 0);
 
-      assert.equal(porter.logs(REFUSED).length, 1, 'the refusal is logged once');
+      assert.equal(porter.events('store.refused').length, 1, 'the refusal is logged once');
       assert.equal(bed.api.commands().find((c) => c.command === 'say eu-2')?.status, 'SCHEDULED', 'the refused store claims nothing');
       assert.equal(porter.exit, undefined, porter.tail());
 
       bed.api.setToken(SIM_TOKEN, null);
       assert.deepEqual(await porter.waitExit(), { code: 78, signal: null }, porter.tail());
-      const last = porter.logs(/^store "default": the Seller API refused its token \(401 INVALID_INTEGRATION_TOKEN\)/);
+      const last = porter.events('store.refused', (line) => line.store === 'default');
       assert.equal(last.length, 1, porter.tail());
+      assert.deepEqual([last[0]!.status, last[0]!.apiCode], [401, 'INVALID_INTEGRATION_TOKEN']);
       assert.match(last[0]!.msg ?? '', /no other store is left to deliver for/);
-      assert.match(porter.output, /configuration or credentials rejected: fix the configuration and start again/);
+      const fatal = porter.events('store.fatal');
+      assert.equal(fatal.length, 1, porter.tail());
+      assert.deepEqual(new Set(fatal[0]!.stores as string[]), new Set(['default', 'eu-network']), 'both stores are named');
+      assert.match(fatal[0]!.msg ?? '', /configuration or credentials rejected: fix the configuration and start again/);
       assertNoSecret(porter, join(bed.dir, 'state'), [SIM_TOKEN, EU_TOKEN, RCON_PASSWORD]);
     } finally {
       await bed.close();
@@ -161,10 +166,10 @@ describe('two stores in one porter', () => {
         });
       write();
       const porter = bed.spawnPorter();
-      const port = (await porter.waitForLog(/health and metrics endpoint listening/)).port as number;
-      await porter.waitForLog(/porter started/);
+      const port = (await porter.waitForEvent('health.listening')).port as number;
+      await porter.waitForEvent('porter.started');
       bed.api.setToken(EU_TOKEN, null);
-      await porter.waitForLog(REFUSED);
+      await porter.waitForEvent('store.refused', euRefused);
       bed.api.enqueue(EU_SERVER_ID, { command: 'say eu-after-new-token' });
 
       // The owner makes a new token, writes it into the store's file and adds a store.
@@ -174,7 +179,8 @@ describe('two stores in one porter', () => {
       write();
       bed.api.enqueue(ASIA_SERVER_ID, { command: 'say asia-1' });
       porter.kill('SIGHUP');
-      const reloaded = await porter.waitForLog(/configuration reloaded/);
+      const reloaded = await porter.waitForEvent('reload.done');
+      // What changed is told in the message: an operator reads it there.
       assert.match(String(reloaded.msg), /stores added asia; a new API token for store eu-network/);
 
       await waitFor(
@@ -228,8 +234,8 @@ describe('two stores in one porter', () => {
         ...WAIT,
         what: 'the delivery with the rotated token',
       });
-      await porter.waitForLog(/a new token was found in its file/);
-      assert.equal(porter.logs(REFUSED).length, 0, porter.tail());
+      await porter.waitForEvent('api.token.reread');
+      assert.equal(porter.events('store.refused').length, 0, porter.tail());
       porter.kill('SIGTERM');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
       assertNoSecret(porter, join(bed.dir, 'state'), [SIM_TOKEN, EU_TOKEN, ROTATED, RCON_PASSWORD]);

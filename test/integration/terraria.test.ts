@@ -126,14 +126,15 @@ describe('Terraria (TShock REST) through the real CLI', () => {
       // Queued once porter knows TShock is gone: its second failed check, not the "lost" line. A
       // pull already on its way when TShock went down may reach the API after this test read that
       // line on a slow machine, and claim (and hold) whatever is due; porter sent it before it
-      // logged two failed checks.
-      await waitFor(() => porter.logs(/^TShock REST API still unreachable/).some((l) => Number(l.attempt) >= 2) || porter.exit, {
+      // logged two failed checks. A failed check is logged without an event
+      // (src/net/reconnecting-link.ts), so its wording finds it.
+      await waitFor(() => porter.events('connection.retrying').some((l) => Number(l.attempt) >= 2) || porter.exit, {
         ...WAIT,
         what: 'two failed token checks',
       });
       const during = ['/give "Terra Blade" Bob', '/say back soon', '/give 29 Bob 3'];
       const duringIds = during.map((command) => bed.api.enqueue(SIM_SERVER_ID, { command }));
-      await waitFor(() => porter.logs(/^TShock REST API still unreachable/).some((l) => Number(l.attempt) >= 4) || porter.exit, {
+      await waitFor(() => porter.events('connection.retrying').some((l) => Number(l.attempt) >= 4) || porter.exit, {
         ...WAIT,
         what: 'four failed token checks',
       });
@@ -151,7 +152,7 @@ describe('Terraria (TShock REST) through the real CLI', () => {
       for (const command of bed.api.commands()) assert.equal(acceptedReports(command), 1);
       porter.kill('SIGTERM');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
-      assert.ok(porter.logs(/^TShock REST API reachable again/).length >= 1);
+      assert.ok(porter.events('connection.reconnected').length >= 1, porter.tail());
     } finally {
       await tshock.close();
       await bed.close();

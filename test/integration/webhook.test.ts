@@ -29,8 +29,8 @@ function configure(bed: TestBed, idleMs: number, extra: (config: Record<string, 
 }
 
 async function started(porter: PorterProcess): Promise<string> {
-  const ready = await porter.waitForLog(/^webhook listener ready/);
-  await porter.waitForLog(/^porter started/);
+  const ready = await porter.waitForEvent('webhook.listening');
+  await porter.waitForEvent('porter.started');
   return `http://127.0.0.1:${String(ready.port)}/webhook`;
 }
 

@@ -404,7 +404,7 @@ export class Player {
   #webhookUrl(store: StoreState): { url: string; life: Life } | undefined {
     const life = this.#current;
     if (!life || life.stopAt !== undefined || !this.schedule.shape.webhook) return undefined;
-    const ready = life.porter.logs(/^webhook listener ready/)[0];
+    const ready = life.porter.events('webhook.listening')[0];
     if (!ready) return undefined;
     const path = store.label === 'default' ? '/webhook' : `/webhook/${store.label}`;
     return { url: `http://127.0.0.1:${String(ready.port)}${path}`, life };
@@ -452,7 +452,7 @@ export class Player {
   async #settle(): Promise<void> {
     const life = this.#spawn(true);
     const deadline = now() + SETTLE_BOUND_MS;
-    while (now() < deadline && life.exit === undefined && life.porter.logs(/^porter started/).length === 0) await sleep(50);
+    while (now() < deadline && life.exit === undefined && life.porter.events('porter.started').length === 0) await sleep(50);
     while (now() < deadline && life.exit === undefined && (owed(this.world).length > 0 || undelivered(this.world) > 0)) await sleep(100);
     await this.#stop(life, undefined);
   }

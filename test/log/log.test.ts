@@ -37,13 +37,14 @@ describe('JSON logging', () => {
   test('one JSON object per line with an ISO time and the level as a label, no pid or hostname', () => {
     const out = capture();
     const logger = createLogger({ level: 'info', destination: out.stream });
-    logger.info({ serverId: 's1', commandId: '42', outcome: 'done', ms: 12 }, 'delivered');
+    logger.info({ event: 'delivery.done', serverId: 's1', commandId: '42', outcome: 'done', ms: 12 }, 'delivered');
     logger.debug('not shown at info');
     const [line, ...rest] = out.lines();
     assert.equal(rest.length, 0);
     assert.ok(line);
     assert.equal(line.level, 'info');
     assert.equal(line.msg, 'delivered');
+    assert.equal(line.event, 'delivery.done');
     assert.equal(line.commandId, '42');
     assert.match(String(line.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.ok(!('pid' in line) && !('hostname' in line));
@@ -137,13 +138,17 @@ describe('pretty logging', () => {
   test('a delivery is one line: server, command, id, outcome and ms in words; buyer text JSON-quoted', () => {
     const out = capture();
     const logger = createLogger({ level: 'info', pretty: true, destination: out.stream }).child({ server: 'itest' });
-    logger.info({ id: '42', outcome: 'done', ms: 12, command: 'give Steve diamond 1' }, 'delivered');
-    logger.warn({ id: '43', outcome: 'failed', ms: 40, command: 'say \u001b[2Jhi', reason: 'No player was found' }, 'delivery failed');
+    logger.info({ event: 'delivery.done', id: '42', outcome: 'done', ms: 12, command: 'give Steve diamond 1' }, 'delivered');
+    logger.warn(
+      { event: 'delivery.failed', id: '43', outcome: 'failed', ms: 40, command: 'say \u001b[2Jhi', reason: 'No player was found' },
+      'delivery failed',
+    );
     const lines = out.text().trimEnd().split('\n');
     assert.equal(lines.length, 2, out.text());
     assert.match(lines[0]!, /INFO: itest: delivered "give Steve diamond 1" \(id 42, done, 12 ms\)$/);
     assert.match(lines[1]!, /WARN: itest: delivery failed "say \\u001b\[2Jhi" \(id 43, failed, 40 ms\): No player was found$/);
     assert.ok(!out.text().includes('\u001b'), 'the escape stays text');
+    assert.ok(!out.text().includes('delivery.'), 'the event name is for machines: a person reads the message');
   });
 
   test('is chosen by default when the destination is a TTY, with colours', () => {

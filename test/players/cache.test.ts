@@ -9,7 +9,7 @@ import { FakeClock } from '../helpers/fake-clock.js';
 
 interface LogLine {
   level: number;
-  msg: string;
+  event: string;
   err?: { message: string };
   [key: string]: unknown;
 }
@@ -18,7 +18,9 @@ interface LogLine {
 function capturingLogger() {
   const lines: LogLine[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
-  return { logger, lines, warnings: () => lines.filter((line) => line.level === 40) };
+  /** The lines of one event (docs/operations.md#log-events) at one level. */
+  const logged = (event: string, level: number) => lines.filter((line) => line.event === event && line.level === level);
+  return { logger, lines, logged };
 }
 
 /** A read function whose answers the test hands out one by one. */
@@ -89,7 +91,7 @@ describe('PlayerCache.get', () => {
 
   test('a failed read yields [], is logged at warn without failing the caller, and is retried soon', async () => {
     const clock = new FakeClock();
-    const { logger, warnings } = capturingLogger();
+    const { logger, lines, logged } = capturingLogger();
     let fail = true;
     let calls = 0;
     const cache = new PlayerCache({
@@ -103,9 +105,11 @@ describe('PlayerCache.get', () => {
       logger,
     });
     assert.deepEqual(await cache.get(), []);
-    assert.equal(warnings().length, 1);
-    assert.match(warnings()[0]!.msg, /empty list/);
-    assert.equal(warnings()[0]!.err?.message, 'list command timed out after 5000 ms');
+    assert.deepEqual(
+      lines.filter((line) => line.level >= 40).map((line) => line.event),
+      ['players.unreadable'],
+    );
+    assert.equal(logged('players.unreadable', 40)[0]!.err?.message, 'list command timed out after 5000 ms');
     // Cached briefly, so a loop pulling right away does not hammer the game server…
     clock.advance(999);
     assert.deepEqual(await cache.get(), []);
@@ -119,7 +123,7 @@ describe('PlayerCache.get', () => {
 
   test('repeated failures warn at most once a minute', async () => {
     const clock = new FakeClock();
-    const { logger, warnings, lines } = capturingLogger();
+    const { logger, logged } = capturingLogger();
     const cache = new PlayerCache({
       read: async () => {
         throw new Error('connection reset');
@@ -132,12 +136,12 @@ describe('PlayerCache.get', () => {
       await cache.get();
       clock.advance(1000);
     }
-    assert.equal(warnings().length, 1);
-    assert.ok(lines.filter((line) => line.level === 20).length >= 29);
+    assert.equal(logged('players.unreadable', 40).length, 1);
+    assert.ok(logged('players.unreadable', 20).length >= 29);
     clock.advance(30_000);
     await cache.get();
-    assert.equal(warnings().length, 2);
-    assert.equal(warnings()[1]!.failures, 30);
+    assert.equal(logged('players.unreadable', 40).length, 2);
+    assert.equal(logged('players.unreadable', 40)[1]!.failures, 30);
   });
 
   test('NotSentError (game server unreachable) and credential errors are passed on, not turned into []', async () => {
@@ -172,12 +176,14 @@ describe('PlayerCache.get', () => {
 
   test('more than 4,096 players: the first 4,096 are kept and a warning says so', async () => {
     const clock = new FakeClock();
-    const { logger, warnings } = capturingLogger();
+    const { logger, logged } = capturingLogger();
     const many = Array.from({ length: 4100 }, (_, i) => `p${i}`);
     const cache = new PlayerCache({ read: async () => many, refreshMs: 1000, clock, logger });
     assert.equal((await cache.get()).length, 4096);
-    assert.equal(warnings().length, 1);
-    assert.equal(warnings()[0]!.cut, 4);
+    assert.deepEqual(
+      logged('players.cut', 40).map((line) => line.cut),
+      [4],
+    );
   });
 });
 

@@ -182,7 +182,7 @@ describe('docker-compose.example.yml, run', { skip, timeout: 1_800_000 }, () => 
     const logs = await waitFor(
       async () => {
         const text = await logsOf(name);
-        return logLines(text).some((l) => l.msg === 'porter stopped') && text;
+        return logLines(text).some((l) => l.event === 'porter.stopped') && text;
       },
       { ...WAIT, what: "porter's stop line in the container log" },
     );

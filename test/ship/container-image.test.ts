@@ -73,7 +73,10 @@ describe('the image in a container engine (podman)', { skip, timeout: 1_800_000 
       image.name,
     ]);
     current = name;
-    await waitFor(async () => logLines(await logsOf(name)).some((l) => l.msg === 'porter started'), { ...WAIT, what: `${name} to start` });
+    await waitFor(async () => logLines(await logsOf(name)).some((l) => l.event === 'porter.started'), {
+      ...WAIT,
+      what: `${name} to start`,
+    });
     return name;
   }
 
@@ -170,7 +173,7 @@ describe('the image in a container engine (podman)', { skip, timeout: 1_800_000 
     const logs = await waitFor(
       async () => {
         const text = await logsOf(name);
-        return logLines(text).some((l) => l.msg === 'delivered') && text;
+        return logLines(text).some((l) => l.event === 'delivery.done') && text;
       },
       { ...WAIT, what: 'the delivered line in the container log' },
     );
@@ -220,7 +223,7 @@ describe('the image in a container engine (podman)', { skip, timeout: 1_800_000 
     const id = api.enqueue(SIM_SERVER_ID, { command: slow });
     await waitFor(() => rcon.executed.some((e) => e.command === slow), { ...WAIT, what: 'the command to reach the game server' });
     const stopping = podmanInBackground(['stop', '-t', '30', current]);
-    await waitFor(async () => logLines(await logsOf(current)).some((l) => l.msg?.startsWith('stopping')), {
+    await waitFor(async () => logLines(await logsOf(current)).some((l) => l.event === 'porter.stopping'), {
       ...WAIT,
       what: 'porter to take the stop signal',
     });

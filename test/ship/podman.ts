@@ -57,13 +57,16 @@ export async function logsOf(name: string): Promise<string> {
   return `${result.stdout}${result.stderr}`;
 }
 
+/** A JSON log line: `event` names it (docs/operations.md#log-events), `msg` is for people. */
+type LogLine = Record<string, unknown> & { event?: string; msg?: string };
+
 /** The JSON log lines porter wrote (pino), parsed; other lines are skipped. */
-export function logLines(text: string): Array<Record<string, unknown> & { msg?: string }> {
-  const lines: Array<Record<string, unknown> & { msg?: string }> = [];
+export function logLines(text: string): LogLine[] {
+  const lines: LogLine[] = [];
   for (const line of text.split(/\r?\n/)) {
     if (!line.startsWith('{')) continue;
     try {
-      lines.push(JSON.parse(line) as Record<string, unknown> & { msg?: string });
+      lines.push(JSON.parse(line) as LogLine);
     } catch {
       // not a log line
     }

@@ -59,7 +59,7 @@ describe('deploy/prometheus and deploy/grafana against promtool and a live scrap
     bed.writeConfig((config) => Object.assign(config, { health: { listen: '127.0.0.1:0' } }));
     bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 1' });
     porter = bed.spawnPorter();
-    const listening = await porter.waitForLog(/^health and metrics endpoint listening/);
+    const listening = await porter.waitForEvent('health.listening');
     await waitFor(() => bed.api.commands().every((c) => c.status === 'EXECUTED') || porter.exit, { ...WAIT, what: 'a delivery' });
     assert.equal(porter.exit, undefined, porter.tail());
     const response = await fetch(`http://127.0.0.1:${String(listening.port)}/metrics`, { signal: AbortSignal.timeout(10_000) });

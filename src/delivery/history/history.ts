@@ -75,7 +75,10 @@ export class DeliveryHistory {
       line = encodeHistoryRecord(delivery, this.#o.scrub);
     } catch (error) {
       // The history must never be the reason a delivery stops: lose the line, say so.
-      this.#log.error({ err: (error as Error).message, id: delivery.id }, 'could not make a delivery history record; the delivery goes on');
+      this.#log.error(
+        { event: 'history.record.failed', err: (error as Error).message, id: delivery.id },
+        'could not make a delivery history record; the delivery goes on',
+      );
       return;
     }
     this.#queue.push(line);
@@ -105,7 +108,7 @@ export class DeliveryHistory {
     const unwritten = this.#queue.length;
     if (unwritten > 0 || this.#droppedInEpisode > 0) {
       this.#log.warn(
-        { unwritten, dropped: this.#droppedInEpisode },
+        { event: 'history.unwritten', unwritten, dropped: this.#droppedInEpisode },
         'porter stopped before these delivery history records reached the disk; the deliveries themselves are settled',
       );
     }
@@ -175,11 +178,11 @@ export class DeliveryHistory {
   #wrote(): void {
     if (this.#failedWrites > 0) {
       this.#log.info(
-        { failedWrites: this.#failedWrites, dropped: this.#droppedInEpisode },
+        { event: 'history.written', failedWrites: this.#failedWrites, dropped: this.#droppedInEpisode },
         'the delivery history is written again (records dropped meanwhile are counted in "dropped")',
       );
     } else if (this.#droppedInEpisode > 0 && this.#queue.length === 0) {
-      this.#log.info({ dropped: this.#droppedInEpisode }, 'the delivery history has caught up with the disk');
+      this.#log.info({ event: 'history.caughtup', dropped: this.#droppedInEpisode }, 'the delivery history has caught up with the disk');
     } else {
       return;
     }
@@ -196,6 +199,7 @@ export class DeliveryHistory {
     if (this.#failedWrites++ === 0) {
       this.#log.error(
         {
+          event: 'history.write.failed',
           err: error instanceof StateFileError ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message),
           file: this.#current,
         },
@@ -210,7 +214,7 @@ export class DeliveryHistory {
       this.#queuedBytes -= Buffer.byteLength(oldest);
       if (this.#droppedInEpisode++ === 0) {
         this.#log.warn(
-          { file: this.#current },
+          { event: 'history.dropping', file: this.#current },
           'the delivery history cannot keep up with the disk: dropping its oldest records not yet written (deliveries are not affected)',
         );
       }

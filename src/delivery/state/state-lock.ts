@@ -77,7 +77,7 @@ function writeLockFile(path: string, record: string, stateDir: string, logger: L
       if (reason === undefined) throw inUse(stateDir, seen.holder);
       if (moveAside(path, seen.text)) {
         logger?.info(
-          { previousHolder: seen.holder ?? null, reason },
+          { event: 'state.lock.takeover', previousHolder: seen.holder ?? null, reason },
           `taking over the state directory lock left by ${seen.holder ? describeHolder(seen.holder) : 'an unknown process'}: ${reason}`,
         );
       }

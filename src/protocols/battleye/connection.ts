@@ -241,11 +241,14 @@ export class BattlEyeConnection {
     if (this.#recheck) return;
     const { traffic, logger } = this.#options;
     traffic.rechecks += 1;
-    logger.debug({ unanswered: what, timeoutMs }, 'BattlEye RCon request unanswered; checking the session with an empty command');
+    logger.debug(
+      { event: 'battleye.probe', unanswered: what, timeoutMs },
+      'BattlEye RCon request unanswered; checking the session with an empty command',
+    );
     this.#recheck = this.#send('', this.#options.timeoutMs, undefined, 'recheck').then(
       () => {
         this.#recheck = undefined;
-        logger.info({ unanswered: what }, 'BattlEye RCon session still answers after a missing answer; keeping it');
+        logger.info({ event: 'battleye.kept', unanswered: what }, 'BattlEye RCon session still answers after a missing answer; keeping it');
       },
       () => {
         this.#recheck = undefined;
@@ -273,7 +276,10 @@ export class BattlEyeConnection {
     const decoded = decodeServerPacket(datagram);
     if ('problem' in decoded) {
       this.#options.traffic.dropped += 1;
-      this.#options.logger.debug({ problem: decoded.problem, bytes: datagram.length }, 'BattlEye RCon datagram dropped');
+      this.#options.logger.debug(
+        { event: 'battleye.dropped', problem: decoded.problem, bytes: datagram.length },
+        'BattlEye RCon datagram dropped',
+      );
       return;
     }
     this.#onPacket(decoded.packet);
@@ -290,7 +296,7 @@ export class BattlEyeConnection {
         this.#transmit(encodeAck(packet.seq), () => {});
         traffic.messages += 1;
         if (this.#messages.repeat(packet.seq, clock.now())) traffic.repeatedMessages += 1;
-        else logger.debug({ message: packet.body.toString('utf8') }, 'BattlEye server message');
+        else logger.debug({ event: 'battleye.message', message: packet.body.toString('utf8') }, 'BattlEye server message');
         return;
       }
       case 'answer': {

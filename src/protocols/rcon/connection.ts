@@ -86,7 +86,7 @@ export class RconConnection extends TcpConnection<Outstanding> {
             const step = exchange.accept(packet);
             if (step.kind === 'ignore') {
               this.#options.logger.debug(
-                { rcon: this.address, id: packet.id, type: packet.type },
+                { event: 'rcon.packet.ignored', rcon: this.address, id: packet.id, type: packet.type },
                 'RCON packet outside the current request ignored',
               );
             } else if (step.kind === 'done') {
@@ -107,7 +107,7 @@ export class RconConnection extends TcpConnection<Outstanding> {
       this.failedRequest(error, written, (e) => e instanceof AnswerTooLargeError);
       if (exchange.fragments > 0) {
         this.#options.logger.warn(
-          { rcon: this.address, fragments: exchange.fragments, reason: (error as Error).message },
+          { event: 'rcon.answer.incomplete', rcon: this.address, fragments: exchange.fragments, reason: (error as Error).message },
           'RCON answer may be incomplete: the end of the answer never came, but the command ran',
         );
         return exchange.text();
@@ -185,7 +185,10 @@ export class RconConnection extends TcpConnection<Outstanding> {
       );
       return;
     }
-    this.#options.logger.debug({ rcon: this.address, id: packet.id, type: packet.type }, 'unexpected RCON packet ignored');
+    this.#options.logger.debug(
+      { event: 'rcon.packet.ignored', rcon: this.address, id: packet.id, type: packet.type },
+      'unexpected RCON packet ignored',
+    );
   }
 
   #switchToIdZero(): void {

@@ -65,7 +65,10 @@ export class RconExecutor extends LinkedExecutor<RconConnection, RconExecutorCon
   }
 
   execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
-    this.#logger.debug({ commandId: context.id, serverId: context.serverId, rcon: this.#address }, 'sending command over RCON');
+    this.#logger.debug(
+      { event: 'command.sending', commandId: context.id, serverId: context.serverId, rcon: this.#address },
+      'sending command over RCON',
+    );
     return this.#request(command, signal);
   }
 
@@ -95,12 +98,12 @@ export class RconExecutor extends LinkedExecutor<RconConnection, RconExecutorCon
   #idZeroAnswers(): void {
     const fields = { rcon: this.#address, flavour: this.config.flavour };
     if (this.#idZeroLogged) {
-      this.#logger.debug(fields, 'RCON server answers with id 0: this connection pairs answers by order too');
+      this.#logger.debug({ event: 'rcon.id0', ...fields }, 'RCON server answers with id 0: this connection pairs answers by order too');
       return;
     }
     this.#idZeroLogged = true;
     this.#logger.warn(
-      fields,
+      { event: 'rcon.id0', ...fields },
       `RCON server answers with id 0 although the flavour is "${this.config.flavour}": porter pairs answers with commands by order ` +
         'on such connections from now on; set "flavour": "id0" on this server\'s executor to say so (Palworld does this)',
     );

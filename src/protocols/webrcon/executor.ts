@@ -69,7 +69,10 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconEx
       this.#address.display,
       (connection) => {
         if (connection !== this.link.connection) return;
-        this.#logger.warn('no frame from the WebRCON server since the unanswered command was sent; reconnecting');
+        this.#logger.warn(
+          { event: 'webrcon.silent' },
+          'no frame from the WebRCON server since the unanswered command was sent; reconnecting',
+        );
         connection.terminate();
       },
       // Dropped at once, so the rest of the flood is neither read nor taken for a later answer.
@@ -107,12 +110,12 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconEx
       },
       { deps, logger: this.#logger, clock, backoff: DEFAULT_BACKOFF },
     );
-    if (!this.#address.literal) this.#logger.warn(NON_LITERAL_PASSWORD_HINT);
+    if (!this.#address.literal) this.#logger.warn({ event: 'webrcon.password.unusable' }, NON_LITERAL_PASSWORD_HINT);
   }
 
   /** Runs a delivery command; the answer is every frame Rust sent for it, joined by newlines. */
   execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
-    this.#logger.debug({ commandId: context.id, serverId: context.serverId }, 'sending command over WebRCON');
+    this.#logger.debug({ event: 'command.sending', commandId: context.id, serverId: context.serverId }, 'sending command over WebRCON');
     return this.#request(command, this.#probe, signal);
   }
 
@@ -144,6 +147,6 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconEx
     const frame = parseFrame(text);
     if (frame && this.#requests.take(connection, frame)) return;
     // Console output, chat, answers to requests already settled: not ours to act on.
-    this.#logger.trace({ identifier: frame?.identifier, type: frame?.type }, 'WebRCON frame ignored');
+    this.#logger.trace({ event: 'webrcon.frame.ignored', identifier: frame?.identifier, type: frame?.type }, 'WebRCON frame ignored');
   }
 }

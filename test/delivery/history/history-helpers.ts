@@ -67,7 +67,8 @@ export function historyText(dir: string): string {
 
 export interface LogLine {
   readonly level: number;
-  readonly msg: string;
+  /** The line's event (docs/operations.md#log-events): what tests find a line by. */
+  readonly event: string;
   readonly [key: string]: unknown;
 }
 

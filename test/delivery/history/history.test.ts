@@ -142,7 +142,10 @@ describe('delivery history records', () => {
     history.record(delivery(2));
     await history.close();
     assert.deepEqual(await numbers(dir), [2]);
-    assert.equal(lines.find((l) => l.level === 50)?.msg, 'could not make a delivery history record; the delivery goes on');
+    assert.deepEqual(
+      lines.filter((l) => l.level === 50).map((l) => l.event),
+      ['history.record.failed'],
+    );
   });
 });
 
@@ -315,15 +318,18 @@ describe('delivery history on a failing disk', () => {
       await waitFor(() => clock.sleeping === 1 && disk.ops === round + 2, { what: `failed try ${round + 2}` });
     }
     const errors = lines.filter((line) => line.level === 50);
-    assert.equal(errors.length, 1, 'one error line for the whole episode');
-    assert.match(errors[0]!.msg, /^cannot write the delivery history: deliveries go on/);
+    assert.deepEqual(
+      errors.map((line) => line.event),
+      ['history.write.failed'],
+      'one error line for the whole episode',
+    );
     assert.equal(errors[0]!.err, 'ENOSPC');
 
     disk.refuseWith = undefined;
     clock.advance(30_000);
     await waitFor(() => historyText(dir).split('\n').length === 6, { what: 'the held records written' });
     assert.deepEqual(await numbers(dir), [0, 1, 2, 3, 4]);
-    assert.ok(lines.some((line) => line.msg.startsWith('the delivery history is written again')));
+    assert.ok(lines.some((line) => line.event === 'history.written' && line.level === 30));
     await history.close();
   });
 
@@ -348,13 +354,14 @@ describe('delivery history on a failing disk', () => {
     const line = Buffer.byteLength(encodeHistoryRecord(delivery(10), scrub));
     const { history, lines } = openHistory(dir, { files: disk.files(), maxQueuedBytes: 4 * line });
     for (let n = 0; n < 20; n++) history.record(delivery(n));
-    const warnings = lines.filter((l) => l.level === 40);
-    assert.equal(warnings.length, 1);
-    assert.match(warnings[0]!.msg, /dropping its oldest records not yet written \(deliveries are not affected\)/);
+    assert.deepEqual(
+      lines.filter((l) => l.level === 40).map((l) => l.event),
+      ['history.dropping'],
+    );
     disk.release();
     await history.close();
     assert.deepEqual(await numbers(dir), [16, 17, 18, 19]);
-    assert.equal(lines.find((l) => l.msg === 'the delivery history has caught up with the disk')?.dropped, 16);
+    assert.equal(lines.find((l) => l.event === 'history.caughtup')?.dropped, 16);
   });
 
   test('stopping while the disk hangs waits a bounded time and says how many records were not written', async () => {
@@ -369,9 +376,12 @@ describe('delivery history on a failing disk', () => {
     await waitFor(() => clock.sleeping === 1, { what: 'the bounded wait' });
     clock.advance(2_000);
     await closing;
-    const warning = lines.find((l) => l.level === 40);
-    assert.match(warning?.msg ?? '', /porter stopped before these delivery history records reached the disk/);
-    assert.equal(warning?.unwritten, 2);
+    const warnings = lines.filter((l) => l.level === 40);
+    assert.deepEqual(
+      warnings.map((l) => l.event),
+      ['history.unwritten'],
+    );
+    assert.equal(warnings[0]!.unwritten, 2);
   });
 });
 

@@ -137,12 +137,14 @@ describe('a server that answers with id 0 under the minecraft or source flavour'
           assert.equal(await executor.execute('Broadcast two', context), 'Broadcasted: two\n');
           assert.equal(server.totalConnections, 2);
 
-          const switches = lines.filter((line) => String(line.msg).startsWith('RCON server answers with id 0'));
+          const switches = lines.filter((line) => line.event === 'rcon.id0');
           assert.deepEqual(
             switches.map((line) => line.level),
             [40, 20],
             'one warning, then debug for the second connection',
           );
+          assert.equal(switches[0]!.flavour, flavour);
+          // The warning tells the operator which setting says so: the configured flavour and the one to set.
           assert.match(String(switches[0]!.msg), new RegExp(`flavour is "${flavour}"`));
           assert.match(String(switches[0]!.msg), /"flavour": "id0"/);
         } finally {
@@ -160,7 +162,7 @@ describe('a server that answers with id 0 under the minecraft or source flavour'
         assert.equal(await executor.execute('porter-sim echo 10000', context), simEchoText(10_000));
         assert.equal(await executor.execute('give Steve diamond', context), 'Gave 1 [Diamond] to Steve');
         assert.deepEqual(
-          lines.filter((line) => String(line.msg).includes('id 0')),
+          lines.filter((line) => line.event === 'rcon.id0'),
           [],
         );
       } finally {

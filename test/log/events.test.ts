@@ -1,0 +1,138 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import ts from 'typescript';
+
+/**
+ * Operators alert and search on a log line's `event` (docs/operations.md#log-events), so every
+ * line porter writes must carry one, spelled where the call is (a name assembled at run time
+ * could not be searched for in the source), and the table in operations.md must name exactly the
+ * events the source writes, at the levels it writes them.
+ *
+ * A logger call is found by its shape: `<…>.log.<level>(…)` or `<…>.logger.<level>(…)` (any
+ * receiver whose last name ends in "log" or "logger", `this.#log` too), which is how every module
+ * here holds its pino logger; @clack/prompts' `clack.log` prints prompts, not log lines.
+ */
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
+const EVENT_NAME = /^[a-z][a-z0-9]*(\.[a-z][a-z0-9]*)+$/;
+
+interface Call {
+  readonly where: string;
+  readonly level: string;
+  /** The event's name, or why the call has none. */
+  readonly event: { readonly name: string } | { readonly problem: string };
+}
+
+function* sourceFiles(dir: string): Generator<string> {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* sourceFiles(path);
+    else if (entry.name.endsWith('.ts')) yield path;
+  }
+}
+
+function isLoggerCall(node: ts.CallExpression): node is ts.CallExpression & { expression: ts.PropertyAccessExpression } {
+  const callee = node.expression;
+  if (!ts.isPropertyAccessExpression(callee) || !LEVELS.has(callee.name.text)) return false;
+  const receiver = callee.expression;
+  const last = ts.isPropertyAccessExpression(receiver) ? receiver.name.text : ts.isIdentifier(receiver) ? receiver.text : '';
+  return /(log|logger)$/i.test(last.replace(/^#/, '')) && receiver.getText() !== 'clack.log';
+}
+
+/** `logger[level](…)`: a level chosen at run time, which hides the call's event from this scan. */
+function isComputedLevelCall(node: ts.CallExpression): boolean {
+  const callee = node.expression;
+  if (!ts.isElementAccessExpression(callee)) return false;
+  const receiver = callee.expression;
+  const last = ts.isPropertyAccessExpression(receiver) ? receiver.name.text : ts.isIdentifier(receiver) ? receiver.text : '';
+  return /(log|logger)$/i.test(last.replace(/^#/, ''));
+}
+
+function eventOf(call: ts.CallExpression): Call['event'] {
+  const [fields] = call.arguments;
+  if (call.arguments.length < 2 || fields === undefined || !ts.isObjectLiteralExpression(fields)) {
+    return { problem: 'its first argument is not an object literal holding the event' };
+  }
+  const property = fields.properties.find(
+    (p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === 'event',
+  );
+  if (property === undefined) return { problem: 'it has no event' };
+  if (!ts.isStringLiteral(property.initializer)) return { problem: 'its event is not a string literal' };
+  const name = property.initializer.text;
+  return EVENT_NAME.test(name) ? { name } : { problem: `its event "${name}" is not lowercase and dotted (area.what)` };
+}
+
+function loggerCalls(): Call[] {
+  const calls: Call[] = [];
+  for (const file of sourceFiles(join(root, 'src'))) {
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (ts.isCallExpression(node) && isLoggerCall(node)) {
+        const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+        calls.push({ where: `${relative(root, file)}:${line}`, level: node.expression.name.text, event: eventOf(node) });
+      } else if (ts.isCallExpression(node) && isComputedLevelCall(node)) {
+        const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+        calls.push({
+          where: `${relative(root, file)}:${line}`,
+          level: 'computed',
+          event: { problem: 'its level is computed (logger[level]): write one call per level, each with its event' },
+        });
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return calls;
+}
+
+/** The rows of the table under "## Log events": event name → its levels as the table lists them. */
+function documentedEvents(): Map<string, string[]> {
+  const text = readFileSync(join(root, 'docs/operations.md'), 'utf8');
+  const section = /^## Log events\n([\s\S]*?)(?=^## )/m.exec(text)?.[1];
+  assert.ok(section, 'docs/operations.md has a "## Log events" section');
+  const rows = new Map<string, string[]>();
+  for (const match of section.matchAll(/^\| `([^`]+)` \| ([^|]+) \|/gm)) {
+    assert.ok(!rows.has(match[1]!), `docs/operations.md lists ${match[1]} twice`);
+    rows.set(
+      match[1]!,
+      match[2]!.split(',').map((level) => level.trim()),
+    );
+  }
+  return rows;
+}
+
+describe('log events', () => {
+  const calls = loggerCalls();
+
+  test('the scan finds porter’s log calls (a scan that found none would pass everything)', () => {
+    assert.ok(calls.length >= 100, `found ${calls.length} logger calls`);
+    assert.ok(calls.some((call) => call.where.startsWith('src/delivery/loop.ts')));
+  });
+
+  test('every log line porter writes names its event, a literal, lowercase and dotted', () => {
+    const missing = calls.flatMap((call) => ('problem' in call.event ? [`${call.where}: ${call.event.problem}`] : []));
+    assert.deepEqual(missing, []);
+  });
+
+  test('docs/operations.md lists exactly the events the source writes, each at the levels it is written', () => {
+    const written = new Map<string, Set<string>>();
+    for (const call of calls) {
+      if (!('name' in call.event)) continue;
+      const levels = written.get(call.event.name) ?? new Set<string>();
+      written.set(call.event.name, levels.add(call.level));
+    }
+    const documented = documentedEvents();
+    const undocumented = [...written.keys()].filter((name) => !documented.has(name));
+    const unwritten = [...documented.keys()].filter((name) => !written.has(name));
+    assert.deepEqual({ undocumented, unwritten }, { undocumented: [], unwritten: [] });
+    const order = [...LEVELS];
+    for (const [name, levels] of written) {
+      const expected = [...levels].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+      assert.deepEqual(documented.get(name), expected, `the levels docs/operations.md gives ${name}`);
+    }
+  });
+});
