@@ -1,9 +1,9 @@
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { scratchDirs } from '../helpers/scratch-dirs.js';
 import { Journal } from '../../src/delivery/journal/journal.js';
 import { HISTORY_FILE, PREVIOUS_HISTORY_FILE } from '../../src/delivery/history/history-file.js';
 import { LOCK_FILE } from '../../src/delivery/state/state-lock.js';
@@ -18,15 +18,7 @@ import { makeOdd, ODD_KINDS, refusalOf, type OddKind } from '../helpers/odd-file
  * start is in test/delivery/state/state-file.test.ts.
  */
 
-const dirs: string[] = [];
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'porter-statefile-'));
-  dirs.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const scratch = scratchDirs('porter-statefile-', 'file');
 
 /** What the child process saw: an error thrown, or the fields its body wrote. */
 interface Seen {

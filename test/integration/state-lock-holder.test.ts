@@ -1,10 +1,10 @@
-import { after, afterEach, describe, test } from 'node:test';
+import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { scratchDirs } from '../helpers/scratch-dirs.js';
 import { ConfigError } from '../../src/errors.js';
 import { currentHolder, processStartTime } from '../../src/delivery/state/lock-holder.js';
 import { LOCK_FILE, lockStateDir } from '../../src/delivery/state/state-lock.js';
@@ -16,18 +16,10 @@ import { waitFor } from '../helpers/wait-for.js';
  * line naming the old holder; a lock whose holder really runs is refused with exit 78.
  */
 
-const dirs: string[] = [];
 const children: ChildProcess[] = [];
-function stateDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'porter-lock-'));
-  dirs.push(dir);
-  return dir;
-}
+const stateDir = scratchDirs('porter-lock-', 'file');
 afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
-});
-after(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 /** A live process that is not porter. */

@@ -1,23 +1,15 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, symlinkSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, symlinkSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import * as fs from 'node:fs';
+import { scratchDirs } from '../../helpers/scratch-dirs.js';
 import type { JournalFs } from '../../../src/delivery/journal/journal-fs.js';
 import { Journal, LOG_RECORDS_PER_SNAPSHOT, readJournal } from '../../../src/delivery/journal/journal.js';
 import { FaultyFs } from '../../helpers/faulty-fs.js';
 
 const server = '1b4e28ba-2fa1-11d2-883f-0016d3cca427';
-const dirs: string[] = [];
-function stateDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'porter-journal-'));
-  dirs.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const stateDir = scratchDirs('porter-journal-', 'each');
 
 describe('journal', () => {
   test('claims and outcomes of one turn share one write and one sync, and none is told durable before it', async () => {

@@ -16,6 +16,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scratchDirs } from '../../helpers/scratch-dirs.js';
 import { PorterError } from '../../../src/errors.js';
 import { prepareStateDir, StateDirError, StateDirFullError } from '../../../src/delivery/state/state-dir.js';
 
@@ -25,15 +26,7 @@ import { prepareStateDir, StateDirError, StateDirFullError } from '../../../src/
  * every 5 s by systemd). A full disk is the exception: it can free up, so it stays exit 1.
  */
 
-const dirs: string[] = [];
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'porter-statedir-'));
-  dirs.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const scratch = scratchDirs('porter-statedir-', 'file');
 
 function refused(stateDir: string, message: RegExp): void {
   assert.throws(

@@ -1,8 +1,8 @@
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { scratchDirs } from '../../helpers/scratch-dirs.js';
 import { Journal } from '../../../src/delivery/journal/journal.js';
 import { HISTORY_FILE, PREVIOUS_HISTORY_FILE } from '../../../src/delivery/history/history-file.js';
 import { prepareStateDir } from '../../../src/delivery/state/state-dir.js';
@@ -22,15 +22,7 @@ import { makeOdd, ODD_KINDS, refusalOf } from '../../helpers/odd-files.js';
  * (each in a child process with a bound, so that a hang is a failing test, not a stuck one).
  */
 
-const dirs: string[] = [];
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'porter-statefile-'));
-  dirs.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const scratch = scratchDirs('porter-statefile-', 'file');
 
 const FILES = [LOCK_FILE, 'journal.json', 'journal-3.log', '.journal.json.tmp', HISTORY_FILE, PREVIOUS_HISTORY_FILE];
 
