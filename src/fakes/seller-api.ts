@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
@@ -201,7 +202,12 @@ export class SellerApiServer implements FakeSellerApi {
   readonly #servers: readonly ListedServer[];
   readonly #known: ReadonlySet<string>;
   readonly #queue: CommandQueue;
-  readonly #lifetime = new AbortController();
+  /**
+   * Aborted when the API closes. Every answer a fault holds back waits on it, dozens at once when a
+   * slow store is flooded with calls (the lifecycle test's seeds), so Node's warning at 11
+   * listeners would be noise, not a leak: each wait removes its listener when it ends.
+   */
+  readonly #lifetime = lifetime();
   readonly #server: Server;
   #plan: boolean;
   #violations = 0;
@@ -488,4 +494,10 @@ function send(res: ServerResponse, answer: ApiAnswer): void {
     answer.body === undefined ? answer.headers : { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) },
   );
   res.end(answer.body);
+}
+
+function lifetime(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
