@@ -17,6 +17,8 @@ type Event =
   | { readonly kind: 'wait-as-told' }
   | { readonly kind: 'answer'; readonly remaining: number | undefined; readonly limit: number | undefined }
   | { readonly kind: 'no-answer' }
+  /** The call taken last was withheld at the send, never written (a gate shut during its wait). */
+  | { readonly kind: 'withheld' }
   | { readonly kind: '429'; readonly retryAfterMs: number | undefined; readonly remaining: number | undefined }
   | { readonly kind: 'advance'; readonly ms: number };
 
@@ -48,6 +50,7 @@ const event: fc.Arbitrary<Event> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ kind: 'wait-as-told' as const }) },
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('answer' as const), remaining: headerNumber, limit: headerNumber }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'no-answer' as const }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'withheld' as const }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('429' as const), retryAfterMs: retryAfter, remaining: headerNumber }) },
   { weight: 4, arbitrary: advance.map((ms) => ({ kind: 'advance' as const, ms })) },
 );
@@ -71,6 +74,12 @@ class SendLog {
     while (this.#times[this.#first]! <= at - windowMs) this.#first++;
     return this.#times.length - this.#first;
   }
+
+  /** The last send never happened after all. */
+  dropLast(): void {
+    this.#times.pop();
+    this.#first = Math.min(this.#first, this.#times.length);
+  }
 }
 
 describe('Budget: properties under any sequence of answers, 429s and clock moves', () => {
@@ -85,6 +94,8 @@ describe('Budget: properties under any sequence of answers, 429s and clock moves
         const sends = new SendLog();
         let retryAfterEnds = Number.NEGATIVE_INFINITY;
         let floorEnds = Number.NEGATIVE_INFINITY;
+        /** Calls taken and not yet answered, unanswered or withheld: the newest may be withheld. */
+        let open = 0;
 
         const checkedDelay = (): number => {
           const delay = budget.delayFor('pull');
@@ -103,6 +114,7 @@ describe('Budget: properties under any sequence of answers, 429s and clock moves
                   break;
                 }
                 budget.take('pull'); // (d): delayFor said 0, so the take is allowed…
+                open++;
                 const inWindow = sends.add(now, config.windowMs);
                 assert.ok(inWindow <= cap, `(a) ${inWindow} calls within ${config.windowMs} ms, cap ${cap}`); // …and keeps (a)
                 assert.ok(now >= retryAfterEnds, `(b) a call ${retryAfterEnds - now} ms before Retry-After ended`);
@@ -119,12 +131,23 @@ describe('Budget: properties under any sequence of answers, 429s and clock moves
             }
             case 'answer':
               budget.observe('pull', { remaining: e.remaining, limit: e.limit });
+              open = Math.max(0, open - 1);
               break;
             case 'no-answer':
               budget.observe('pull', {});
+              open = Math.max(0, open - 1);
+              break;
+            case 'withheld':
+              // Only a call in hand can be withheld; (a) then counts the calls actually written.
+              if (open > 0) {
+                budget.withdraw('pull');
+                sends.dropLast();
+                open--;
+              }
               break;
             case '429': {
               const now = clock.now();
+              open = Math.max(0, open - 1);
               budget.observe('pull', { remaining: e.remaining, retryAfterMs: e.retryAfterMs, limited: true });
               floorEnds = Math.max(floorEnds, now + RETRY_AFTER_FLOOR_MS);
               const asked = e.retryAfterMs === undefined || Number.isNaN(e.retryAfterMs) ? config.windowMs : Math.ceil(e.retryAfterMs);
