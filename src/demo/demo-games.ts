@@ -26,9 +26,25 @@ export interface DemoGameServer {
   close(): Promise<void>;
 }
 
-/** The deliveries among what a simulated server executed: every command but its listings. */
-function deliveries(executed: ReadonlyArray<{ readonly command: string; readonly query: boolean }>): string[] {
-  return executed.filter((e) => !e.query).map((e) => e.command);
+/** What every simulated game server in src/fakes offers the demo. */
+interface SimulatedGame {
+  readonly host: string;
+  readonly port: number;
+  /** Every command it ran, read-only listings (`query`) included. */
+  readonly executed: ReadonlyArray<{ readonly command: string; readonly query: boolean }>;
+  join(player: string): void;
+  close(): Promise<void>;
+}
+
+/** A simulated server as the demo sees it: porter reaches it by `type` at its host and port. */
+function demoServer(server: SimulatedGame, type: TransportType, address: string): DemoGameServer {
+  return {
+    address,
+    executor: { type, host: server.host, port: server.port },
+    join: (player) => server.join(player),
+    ran: () => server.executed.filter((e) => !e.query).map((e) => e.command),
+    close: () => server.close(),
+  };
 }
 
 export interface DemoGame {
@@ -52,37 +68,19 @@ async function rconGame(
 ): Promise<DemoGameServer> {
   const { startRconServer } = await import('../fakes/rcon-server.js');
   const server = await startRconServer({ password, ...options, players: [...online] });
-  return {
-    address: `RCON ${server.host}:${server.port}`,
-    executor: { type: 'rcon', host: server.host, port: server.port },
-    join: (player: string) => server.join(player),
-    ran: () => deliveries(server.executed),
-    close: () => server.close(),
-  };
+  return demoServer(server, 'rcon', `RCON ${server.host}:${server.port}`);
 }
 
 async function sevenDaysGame(password: string, online: readonly string[]): Promise<DemoGameServer> {
   const { startTelnetServer } = await import('../fakes/telnet-server.js');
   const server = await startTelnetServer({ password, players: [...online] });
-  return {
-    address: `telnet ${server.host}:${server.port}`,
-    executor: { type: 'telnet', host: server.host, port: server.port },
-    join: (player: string) => server.join(player),
-    ran: () => deliveries(server.executed),
-    close: () => server.close(),
-  };
+  return demoServer(server, 'telnet', `telnet ${server.host}:${server.port}`);
 }
 
 async function tshockGame(token: string, online: readonly string[]): Promise<DemoGameServer> {
   const { startTShockServer } = await import('../fakes/tshock-server.js');
   const server = await startTShockServer({ token, players: [...online] });
-  return {
-    address: `TShock REST ${server.url}`,
-    executor: { type: 'tshock', host: server.host, port: server.port },
-    join: (player: string) => server.join(player),
-    ran: () => deliveries(server.executed),
-    close: () => server.close(),
-  };
+  return demoServer(server, 'tshock', `TShock REST ${server.url}`);
 }
 
 async function dayzGame(password: string, online: readonly string[]): Promise<DemoGameServer> {
@@ -91,13 +89,7 @@ async function dayzGame(password: string, online: readonly string[]): Promise<De
     import('./battleye-store-mod.js'),
   ]);
   const server = await startBattlEyeServer({ password, players: [...online], mod: demoStoreMod });
-  return {
-    address: `BattlEye RCon ${server.host}:${server.port} (UDP)`,
-    executor: { type: 'battleye', host: server.host, port: server.port },
-    join: (player: string) => server.join(player),
-    ran: () => deliveries(server.executed),
-    close: () => server.close(),
-  };
+  return demoServer(server, 'battleye', `BattlEye RCon ${server.host}:${server.port} (UDP)`);
 }
 
 export const DEMO_GAMES = {
