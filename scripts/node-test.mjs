@@ -4,8 +4,8 @@
 // a folder is neither, and `node --test dist/test/` failed at once on Node 22 and 24 ("Could not
 // find …/dist/test"). A glob would not do either: Node 20 takes none. A list of files every Node
 // reads alike. The child is this script's Node (process.execPath), which is the `node` on PATH.
-import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
+import { passOn } from './pass-on.mjs';
 import { testFiles } from './test-files.mjs';
 
 const isFolder = (arg) => !arg.startsWith('-') && statSync(arg, { throwIfNoEntry: false })?.isDirectory() === true;
@@ -20,10 +20,4 @@ const args = process.argv.slice(2).flatMap((arg) => {
   return files;
 });
 
-const child = spawn(process.execPath, ['--test', ...args], { stdio: 'inherit' });
-// A stop meant for the run reaches the test runner, which ends its test processes.
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => {
-  if (signal) console.error(`node-test: node --test ended by ${signal}`);
-  process.exit(code ?? 1);
-});
+passOn('node-test', process.execPath, ['--test', ...args]);
