@@ -12,15 +12,19 @@ import { CLI, isSettled, PorterProcess, SIM_SERVER_ID, startBed, WAIT } from './
 /**
  * What an owner sees in a terminal (tmux): `porter check` and `porter rcon` print their own lines
  * with no pretty log line (`[21:38:03.119] ERROR: …`) among them, and `porter run` says each
- * delivery in one line, not one line per field, coloured unless NO_COLOR says otherwise. `porter
+ * delivery in one line, not one line per field; colour unless NO_COLOR says otherwise. `porter
  * init` beside a running `porter sim` offers its store, and what it writes `porter check` passes.
  */
 
 const PRETTY_LOG_LINE = /^\[\d\d:\d\d:\d\d(\.\d+)?\] [A-Z]+:/m;
 
-/** A colour in tmux's `capture-pane -e`: an SGR sequence with a foreground or background colour (30–49, 90–107). */
+/**
+ * A colour in tmux's `capture-pane -e`: an SGR sequence setting a foreground or background colour
+ * (30–38, 40–48, 90–97, 100–107). Not 39 and 49, the terminal's own colours, which tmux writes
+ * after any attribute, nor inverse video (7), the cursor of a question.
+ */
 // eslint-disable-next-line no-control-regex -- the escape is the point
-const COLOUR = /\u001b\[(?:\d+;)*(?:3\d|4\d|9\d|10\d)(?:;\d+)*m/;
+const COLOUR = /\u001b\[(?:\d+;)*(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;\d+)*m/;
 
 async function ended(terminal: Terminal): Promise<number> {
   await waitFor(() => terminal.exitStatus() !== undefined, { ...WAIT, what: 'porter to end' });
@@ -92,7 +96,7 @@ describe('the first hour in a terminal', { skip }, () => {
       await bed.close();
     }
   });
-  test('NO_COLOR: porter run and porter demo colour nothing on a terminal; without it their log lines are coloured', async () => {
+  test('NO_COLOR: porter run, porter demo and porter init colour nothing on a terminal; without it they do', async () => {
     const bed = await startBed();
     const runtime = mkdtempSync(join(tmpdir(), 'porter-nocolor-'));
     const terminals: Terminal[] = [];
@@ -127,14 +131,26 @@ describe('the first hour in a terminal', { skip }, () => {
       for (const demo of demos) assert.equal(await ended(demo), 0, demo.screen());
       const [plainDemo, colourDemo] = demos.map((demo) => demo.screen({ escapes: true }));
       assert.match(plainDemo!, /What the store saw:/);
+      // init's questions (@clack/prompts) colour through node:util's styleText, which reads NO_COLOR itself.
+      const [plainInit, colourInit] = await Promise.all(
+        [true, false].map(async (noColor) => {
+          const init = open([CLI, 'init', '--dir', join(runtime, 'init')], noColor);
+          await init.waitFor(/Store API address/, 'the first question');
+          const screen = init.screen({ escapes: true });
+          init.press('C-c');
+          return screen;
+        }),
+      );
       for (const [name, screen] of [
         ['porter run', plainRun.screen({ escapes: true })],
         ['porter demo', plainDemo!],
+        ['porter init', plainInit!],
       ] as const) {
         assert.doesNotMatch(screen, COLOUR, `${name} with NO_COLOR=1 coloured:\n${JSON.stringify(screen)}`);
       }
       assert.match(colourRun.screen({ escapes: true }), COLOUR, 'porter run without NO_COLOR: no colour');
       assert.match(colourDemo!, COLOUR, 'porter demo without NO_COLOR: no colour');
+      assert.match(colourInit!, COLOUR, 'porter init without NO_COLOR: no colour');
     } finally {
       for (const terminal of terminals) terminal.close();
       rmSync(runtime, { recursive: true, force: true });
