@@ -18,9 +18,13 @@ export class Terminal {
   /**
    * Starts the Node.js program `args` (no shell) in an 120×40 pane with `env` added to the
    * environment and the variables `unset` taken out of it (the pane inherits this process's).
+   * `XDG_RUNTIME_DIR` is a folder of the terminal's own unless `env` names one, so that a `porter
+   * sim` running for whoever runs the tests is never offered to `porter init` here.
    */
   constructor(args: readonly string[], env: Readonly<Record<string, string>>, cwd: string, unset: readonly string[] = []) {
-    const vars = Object.entries({ ...env, PORTER_TEST_EXIT_FILE: this.#exitFile }).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
+    const vars = Object.entries({ XDG_RUNTIME_DIR: this.#exitDir, ...env, PORTER_TEST_EXIT_FILE: this.#exitFile }).flatMap(
+      ([key, value]) => ['-e', `${key}=${value}`],
+    );
     const preload = new URL('./record-exit.js', import.meta.url).href;
     const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !unset.includes(key)));
     this.#tmux(
