@@ -45,6 +45,8 @@ interface LoggerOptions {
   readonly secrets?: SecretBook;
   /** A file descriptor (default 1, stdout) or anything with write(line), e.g. a stream that captures output in tests. */
   readonly destination?: Sink | number;
+  /** Where `NO_COLOR` is read. Default: process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 interface Sink {
@@ -54,6 +56,14 @@ interface Sink {
 
 function isTty(destination: Sink | number): boolean {
   return typeof destination === 'number' ? isatty(destination) : (destination as { isTTY?: boolean }).isTTY === true;
+}
+
+/**
+ * Colour only on a TTY, and not when `NO_COLOR` is present and not empty (https://no-color.org),
+ * whatever the terminal: pino-pretty is told outright, so its own reading of the environment never runs.
+ */
+function colourFor(destination: Sink | number, env: Readonly<Record<string, string | undefined>>): boolean {
+  return isTty(destination) && (env.NO_COLOR === undefined || env.NO_COLOR === '');
 }
 
 function openSink(destination: Sink | number): Sink {
@@ -120,7 +130,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const destination = options.destination ?? 1;
   const pretty = options.pretty ?? isTty(destination);
   const base = openSink(destination);
-  const sink = pretty ? prettySink(base, isTty(destination)) : base;
+  const sink = pretty ? prettySink(base, colourFor(destination, options.env ?? process.env)) : base;
   const scrub = options.secrets?.scrub ?? ((line: string) => line);
 
   return pino(

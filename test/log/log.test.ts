@@ -152,12 +152,24 @@ describe('pretty logging', () => {
   });
 
   test('is chosen by default when the destination is a TTY, with colours', () => {
-    const out = capture(true);
-    createLogger({ level: 'info', destination: out.stream }).warn('tty');
-    const text = out.text();
-    assert.match(text, /WARN/);
-    assert.match(text, /tty/);
-    assert.ok(text.includes('\u001b['));
+    for (const env of [{}, { NO_COLOR: '' }]) {
+      const out = capture(true);
+      createLogger({ level: 'info', destination: out.stream, env }).warn('tty');
+      const text = out.text();
+      assert.match(text, /WARN/);
+      assert.match(text, /tty/);
+      assert.ok(text.includes('\u001b['), `colours with ${JSON.stringify(env)}`);
+    }
+  });
+
+  test('NO_COLOR present and not empty: no colour on a TTY either (https://no-color.org)', () => {
+    for (const NO_COLOR of ['1', '0', 'false']) {
+      const out = capture(true);
+      createLogger({ level: 'info', destination: out.stream, env: { NO_COLOR } }).warn('tty');
+      const text = out.text();
+      assert.match(text, /WARN: tty/);
+      assert.ok(!text.includes('\u001b'), `no escape with NO_COLOR=${NO_COLOR}: ${JSON.stringify(text)}`);
+    }
   });
 
   test('pretty: false keeps JSON on a TTY', () => {
