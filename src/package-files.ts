@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { getAsset, isSea } from 'node:sea';
 
 /** The npm package's name (package.json); `porter` is another project's on the public registry. */
-export const PACKAGE_NAME = 'porter-connector';
+const PACKAGE_NAME = 'porter-connector';
 
 /**
  * The files of porter's own package (package.json, config.schema.json, systemd/porter.service),

@@ -26,7 +26,11 @@ export function packNpm(out, pkg, root = '.') {
   }
   writeFileSync(join(stage, 'package.json'), `${JSON.stringify(publishedManifest(pkg), null, 2)}\n`);
   const [packed] = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--pack-destination', resolve(out)], { cwd: stage, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+    execFileSync('npm', ['pack', '--json', '--pack-destination', resolve(out)], {
+      cwd: stage,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
   );
   return join(out, packed.filename);
 }

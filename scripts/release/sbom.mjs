@@ -23,9 +23,23 @@ function componentName(component) {
 export function writeSbom(out, pkg, metafile) {
   const inside = bundledPackages(metafile);
   const full = JSON.parse(
-    execFileSync('npm', ['sbom', '--sbom-format', 'cyclonedx', '--sbom-type', 'application'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }),
+    execFileSync('npm', ['sbom', '--sbom-format', 'cyclonedx', '--sbom-type', 'application'], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    }),
   );
-  const components = full.components.filter((c) => inside.has(componentName(c)));
+  // npm marks them development (they are devDependencies of the repository) and names the root
+  // after the folder it ran in: in the package they are bundled, and the root is the package.
+  const components = full.components
+    .filter((c) => inside.has(componentName(c)))
+    .map((c) => ({
+      ...c,
+      properties: [
+        ...(c.properties ?? []).filter((p) => p.name !== 'cdx:npm:package:development'),
+        { name: 'cdx:npm:package:bundled', value: 'true' },
+      ],
+    }));
+  full.metadata.component.name = pkg.name;
   const kept = new Set([full.metadata.component['bom-ref'], ...components.map((c) => c['bom-ref'])]);
   const sbom = {
     ...full,

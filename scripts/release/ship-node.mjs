@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const SHIP_NODE = '24.22.3';
 export const ARCHES = ['x64', 'arm64'];
@@ -27,3 +28,6 @@ export function shipNode(arch) {
   if (!existsSync(binary)) throw new Error(`node-linux-${arch}@${SHIP_NODE} has no bin/node: the package's layout changed`);
   return binary;
 }
+
+// `node scripts/release/ship-node.mjs [arch]` prints the binary's path: the tests run porter on it.
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(shipNode(process.argv[2] ?? 'x64'));

@@ -7,7 +7,12 @@ export function writeSums(out) {
   const names = readdirSync(out)
     .filter((name) => name !== 'SHA256SUMS' && statSync(join(out, name)).isFile())
     .sort();
-  const lines = names.map((name) => `${createHash('sha256').update(readFileSync(join(out, name))).digest('hex')}  ${name}\n`);
+  const lines = names.map(
+    (name) =>
+      `${createHash('sha256')
+        .update(readFileSync(join(out, name)))
+        .digest('hex')}  ${name}\n`,
+  );
   const path = join(out, 'SHA256SUMS');
   writeFileSync(path, lines.join(''));
   return path;
