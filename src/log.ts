@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
 import { pino } from 'pino';
 import type { DestinationStream, LevelWithSilentOrString, Logger } from 'pino';
@@ -105,9 +104,11 @@ function foldedMessage(log: Record<string, unknown>, messageKey: string): string
 }
 
 /** pino-pretty's formatter called inline: no transport, no worker thread, no reordering. */
-function prettySink(sink: Sink, colorize: boolean): Sink {
-  // Loaded only for a TTY: a daemon under systemd or in a container never pays for it.
-  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as {
+async function prettySink(sink: Sink, colorize: boolean): Promise<Sink> {
+  // Imported only for a TTY: a daemon under systemd or in a container never loads it (the bundle
+  // keeps it a chunk of its own; a single executable carries it inside).
+  // A CommonJS module: its exports object is the default export in Node and in the bundle alike.
+  const { prettyFactory } = (await import('pino-pretty')).default as unknown as {
     prettyFactory: (options: PrettyOptions) => (line: string) => string;
   };
   const format = prettyFactory({
@@ -126,11 +127,11 @@ function prettySink(sink: Sink, colorize: boolean): Sink {
   };
 }
 
-export function createLogger(options: LoggerOptions): Logger {
+export async function createLogger(options: LoggerOptions): Promise<Logger> {
   const destination = options.destination ?? 1;
   const pretty = options.pretty ?? isTty(destination);
   const base = openSink(destination);
-  const sink = pretty ? prettySink(base, colourFor(destination, options.env ?? process.env)) : base;
+  const sink = pretty ? await prettySink(base, colourFor(destination, options.env ?? process.env)) : base;
   const scrub = options.secrets?.scrub ?? ((line: string) => line);
 
   return pino(
