@@ -178,6 +178,48 @@ describe('secrets too long to be plausible', () => {
       await bed.close();
     }
   });
+
+  test('read while porter runs: a reload refuses a huge passwordFile and keeps delivering; a huge rotated token file is not used', async () => {
+    const password = noise(60_000);
+    const token = `gci_${noise(40_000 - 4)}`;
+    const bed = await startBed();
+    try {
+      const passwordFile = join(bed.dir, 'rcon-password');
+      const tokenFile = join(bed.dir, 'api-token');
+      writeFileSync(passwordFile, `${RCON_PASSWORD}\n`, { mode: 0o600 });
+      writeFileSync(tokenFile, `${SIM_TOKEN}\n`, { mode: 0o600 });
+      bed.writeConfig((config) => {
+        delete config.api.token;
+        config.api.tokenFile = './api-token';
+        delete config.servers[0]!.executor.password;
+        config.servers[0]!.executor.passwordFile = './rcon-password';
+      });
+      const porter = bed.spawnPorter();
+      await porter.waitForEvent('porter.started');
+
+      writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+      porter.kill('SIGHUP');
+      const refused = JSON.stringify(await porter.waitForEvent('reload.invalid'));
+      assert.match(refused, /passwordFile: \S*rcon-password holds 60000 characters, more than the 8192/);
+      const id = bed.api.enqueue(SIM_SERVER_ID, { command: 'say still here', offlineExecute: true });
+      await waitFor(() => bed.api.commands().find((c) => c.id === id)?.status === 'EXECUTED' || porter.exit, {
+        ...WAIT,
+        what: 'a delivery with the running configuration',
+      });
+      assert.equal(porter.exit, undefined, porter.tail());
+
+      // The store owner "rotates" the token into a file that holds far more than a token.
+      writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+      bed.api.setToken(SIM_TOKEN, null);
+      bed.api.enqueue(SIM_SERVER_ID, { command: 'say after', offlineExecute: true });
+      await exitsWith78(porter);
+      assert.match(toldBy(porter, 'api.token.unusable'), /api-token holds 40000 characters/);
+      assert.ok(!holdsPartOf(porter.output, password), 'part of the password was printed');
+      assert.ok(!holdsPartOf(porter.output, token), 'part of the token was printed');
+    } finally {
+      await bed.close();
+    }
+  });
 });
 
 describe('credentials rejected at run time', () => {
