@@ -19,7 +19,7 @@ export const MIN_SCRUB_LENGTH = 4;
 export const WITHHELD = '[text withheld: porter could not scrub it of secrets]';
 
 /** A function that returns its text with every secret replaced; see `Scrubber`. */
-export type Scrub = (text: string) => string;
+type Scrub = (text: string) => string;
 
 /** The forms a secret takes in output: raw, escaped once or twice by JSON (a JSON body inside a message), and URL-encoded. */
 function secretForms(secret: string): string[] {

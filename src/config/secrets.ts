@@ -54,7 +54,7 @@ interface SecretResult {
 export const MAX_SECRET_LENGTH = 8192;
 
 /** Why `value` is refused for its length, naming where it came from (never the value); undefined when it is not too long. */
-export function secretLengthProblem(value: string, where: string): string | undefined {
+function secretLengthProblem(value: string, where: string): string | undefined {
   if (value.length <= MAX_SECRET_LENGTH) return undefined;
   return (
     `${where} holds ${value.length} characters, more than the ${MAX_SECRET_LENGTH} porter accepts for a secret: no API token, ` +
