@@ -222,6 +222,21 @@ describe('secrets too long to be plausible', () => {
   });
 });
 
+describe("commander's own output", () => {
+  test('a usage error that quotes a secret given by mistake as an argument prints it scrubbed, exit 64', async () => {
+    const bed = await startBed();
+    try {
+      // A token pasted where the command goes: commander answers "unknown command '<it>'".
+      const porter = bed.spawnPorter({ env: { PORTER_API_TOKEN: SIM_TOKEN }, args: [SIM_TOKEN] });
+      assert.deepEqual(await porter.waitExit(), { code: 64, signal: null }, porter.tail());
+      assert.match(porter.stderr, /unknown command '\[Redacted\]'/);
+      assertNoSecret(porter, [SIM_TOKEN]);
+    } finally {
+      await bed.close();
+    }
+  });
+});
+
 describe('credentials rejected at run time', () => {
   test('the token is revoked while porter runs: exit 78 naming INVALID_INTEGRATION_TOKEN, what was delivered stays delivered', async () => {
     const bed = await startBed();
