@@ -2,7 +2,7 @@ import { isatty } from 'node:tty';
 import { pino } from 'pino';
 import type { DestinationStream, LevelWithSilentOrString, Logger } from 'pino';
 import type { PrettyOptions } from 'pino-pretty';
-import { REDACTED } from './scrub.js';
+import { REDACTED, scrubbedOrWithheld, WITHHELD } from './scrub.js';
 import type { SecretBook } from './secret-book.js';
 
 export { MIN_SCRUB_LENGTH, REDACTED, scrubSecrets } from './scrub.js';
@@ -127,12 +127,23 @@ async function prettySink(sink: Sink, colorize: boolean): Promise<Sink> {
   };
 }
 
+/**
+ * A serialized line scrubbed of every secret; should the scrubber throw, a line that says one was
+ * withheld, valid JSON like every line, without a word of the original or of the error.
+ */
+function scrubbedLine(scrub: (text: string) => string, line: string): string {
+  const scrubbed = scrubbedOrWithheld(scrub, line);
+  if (scrubbed !== WITHHELD) return scrubbed;
+  return `${JSON.stringify({ level: 'error', time: new Date().toISOString(), event: 'log.withheld', msg: `a log line was withheld: ${WITHHELD}` })}\n`;
+}
+
 export async function createLogger(options: LoggerOptions): Promise<Logger> {
   const destination = options.destination ?? 1;
   const pretty = options.pretty ?? isTty(destination);
   const base = openSink(destination);
   const sink = pretty ? await prettySink(base, colourFor(destination, options.env ?? process.env)) : base;
-  const scrub = options.secrets?.scrub ?? ((line: string) => line);
+  const secrets = options.secrets;
+  const scrub = secrets === undefined ? (line: string) => line : (line: string) => scrubbedLine(secrets.scrub, line);
 
   return pino(
     {

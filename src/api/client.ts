@@ -195,7 +195,15 @@ interface Wire {
  */
 export function createApiClient(config: Config['api'], deps: ApiClientDeps): ApiClient {
   const base = parseBaseUrl(config.baseUrl);
-  const readToken = deps.readToken ?? (config.tokenPath !== undefined ? readSecretAgain.bind(undefined, config.tokenPath) : undefined);
+  const { tokenPath } = config;
+  const readToken =
+    deps.readToken ??
+    (tokenPath === undefined
+      ? undefined
+      : () =>
+          readSecretAgain(tokenPath, (problem) =>
+            deps.logger.error({ event: 'api.token.unusable' }, `the token file read again after a 401 is not used: ${problem}`),
+          ));
   const secrets = deps.secrets ?? new SecretBook();
   const token = tokenRenewal(config.token, readToken, secrets);
   const origin = deps.origin ?? createApiOrigin(base.origin, config.timeoutMs);
