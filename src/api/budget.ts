@@ -30,8 +30,8 @@ import type { Route } from './types.js';
  * A 429 stops the route for its Retry-After (Retry-After / retryAfterSeconds, the longer), never
  * less than RETRY_AFTER_FLOOR_MS (so 0, negative or a past date cannot make a hot loop) and never
  * more than RETRY_AFTER_MAX_MS (so an absurd value cannot park the route for days). Without a
- * usable value it stops the route for a whole window: the window that refused the call has ended
- * by then.
+ * usable value (a date with no `Date` header to measure it by among them, see parseRetryAfter) it
+ * stops the route for a whole window: the window that refused the call has ended by then.
  */
 
 const ROUTES: readonly Route[] = ['pull', 'done', 'fail'];

@@ -98,6 +98,11 @@ function checkStateDir(stateDir: string): CheckLine {
   }
 }
 
+/** `porter check`'s word on players.joinGraceMs, when set: why a buyer who just joined may wait. */
+function graceText(graceMs: number): string {
+  return graceMs > 0 ? `; join grace ${graceMs} ms (a player is sent with pulls once listed that long)` : '';
+}
+
 async function checkServer(server: ResolvedServer, config: Config, secrets: SecretBook): Promise<CheckLine[]> {
   const label = `server ${serverLabel(server)}`;
   const lines: CheckLine[] = [];
@@ -118,7 +123,7 @@ async function checkServer(server: ResolvedServer, config: Config, secrets: Secr
     const source = playerSourceLabel(server.players);
     lines.push({
       ok: true,
-      text: `${label}: players read (${source}, identifier: ${preset.identifier}): ${onlineText(raw, ids, server.players.exec !== undefined)}`,
+      text: `${label}: players read (${source}, identifier: ${preset.identifier}): ${onlineText(raw, ids, server.players.exec !== undefined)}${graceText(server.players.joinGraceMs)}`,
     });
   } catch (error) {
     lines.push({ ok: false, text: `${label}: could not read the player list: ${(error as Error).message}` });

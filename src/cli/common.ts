@@ -58,7 +58,7 @@ export async function commandLogger(
       if (level === 'warn' && typeof msg === 'string') process.stderr.write(`porter: warning: ${msg}\n`);
     },
   };
-  const logger = createLogger({
+  const logger = await createLogger({
     level: options.warnings ? 'warn' : 'silent',
     pretty: false,
     secrets,
@@ -70,7 +70,7 @@ export async function commandLogger(
 
 export async function daemonLogger(config: Config, secrets: SecretBook): Promise<Logger> {
   const { createLogger } = await import('../log.js');
-  const logger = createLogger({
+  const logger = await createLogger({
     level: config.log.level,
     ...(config.log.pretty === undefined ? {} : { pretty: config.log.pretty }),
     secrets,

@@ -50,4 +50,6 @@ registerSim(program, secrets);
 registerInit(program, secrets);
 registerHistory(program, secrets);
 
-await program.parseAsync();
+// Not a top-level await: the single executables are built from this file as one CommonJS script
+// (scripts/release/sea.mjs), which has none. Each command's action reports its own errors.
+void program.parseAsync();
