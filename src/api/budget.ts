@@ -229,6 +229,20 @@ export class Budget {
     state.allowance = countedByPlatform > ownCounted ? { left: remaining, until: now + this.#settings.windowMs } : undefined;
   }
 
+  /**
+   * From when this budget holds nothing that could hold back a call: every call it recorded has
+   * left the rolling window, and no 429 pause or X-RateLimit-Remaining allowance runs. From then on
+   * a new budget allows what this one would (a lower X-RateLimit-Limit is learned again from the
+   * first answer, as after a restart), so the fleet may drop it (docs/design.md#the-call-budget).
+   */
+  quietAt(): number {
+    let quiet = Number.NEGATIVE_INFINITY;
+    for (const state of this.#routes.values()) {
+      quiet = Math.max(quiet, state.log.newestEndsAt() ?? quiet, state.blockedUntil, state.allowance?.until ?? quiet);
+    }
+    return quiet;
+  }
+
   /** Waits (abortably, on the clock) until `route` may be called, then records the call. */
   async acquire(route: Route, signal?: AbortSignal): Promise<void> {
     for (;;) {

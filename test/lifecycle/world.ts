@@ -165,6 +165,8 @@ export class World {
         for (let n = 0; n < change.servers; n++) this.#addServer(label, at);
         return `added store ${label}`;
       }
+      case 'replace-servers':
+        return this.#replace(change.count, at);
       case 'remove-store': {
         const named = [...this.stores.values()].filter((s) => s.label !== 'default');
         const store = named[change.store % Math.max(1, named.length)];
@@ -175,6 +177,20 @@ export class World {
         return `removed store ${store.label}`;
       }
     }
+  }
+
+  /** Replaces up to `count` servers, the longest configured first, each by a new id on the same store; says which. */
+  #replace(count: number, at: number): string {
+    const replaced: string[] = [];
+    for (const server of [...this.servers]) {
+      if (replaced.length >= count) break;
+      if (!this.#deliverable(this.servers.filter((s) => s !== server))) continue;
+      const added = this.#addServer(server.store, at);
+      if (!added) break;
+      this.servers = this.servers.filter((s) => s !== server);
+      replaced.push(`${server.name} by ${added.name}`);
+    }
+    return replaced.length > 0 ? `replaced ${replaced.join(', ')}` : 'nothing replaced (no id left)';
   }
 
   /** Every store refused is exit 78 by design: a run keeps one server whose store's token is good. */
