@@ -7,7 +7,6 @@ export const BUNDLE_OPTIONS = {
   format: 'esm',
   platform: 'node',
   target: 'node20.18',
-  external: ['pino-pretty'],
   // CommonJS dependencies call require() for Node built-ins; an ES module has no require of its own.
   banner: {
     js: "import { createRequire as __porterCreateRequire } from 'node:module'; const require = __porterCreateRequire(import.meta.url);",

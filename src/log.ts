@@ -1,9 +1,8 @@
-import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
 import { pino } from 'pino';
 import type { DestinationStream, LevelWithSilentOrString, Logger } from 'pino';
 import type { PrettyOptions } from 'pino-pretty';
-import { REDACTED } from './scrub.js';
+import { REDACTED, scrubbedOrWithheld, WITHHELD } from './scrub.js';
 import type { SecretBook } from './secret-book.js';
 
 export { MIN_SCRUB_LENGTH, REDACTED, scrubSecrets } from './scrub.js';
@@ -45,6 +44,8 @@ interface LoggerOptions {
   readonly secrets?: SecretBook;
   /** A file descriptor (default 1, stdout) or anything with write(line), e.g. a stream that captures output in tests. */
   readonly destination?: Sink | number;
+  /** Where `NO_COLOR` is read. Default: process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 interface Sink {
@@ -54,6 +55,14 @@ interface Sink {
 
 function isTty(destination: Sink | number): boolean {
   return typeof destination === 'number' ? isatty(destination) : (destination as { isTTY?: boolean }).isTTY === true;
+}
+
+/**
+ * Colour only on a TTY, and not when `NO_COLOR` is present and not empty (https://no-color.org),
+ * whatever the terminal: pino-pretty is told outright, so its own reading of the environment never runs.
+ */
+function colourFor(destination: Sink | number, env: Readonly<Record<string, string | undefined>>): boolean {
+  return isTty(destination) && (env.NO_COLOR === undefined || env.NO_COLOR === '');
 }
 
 function openSink(destination: Sink | number): Sink {
@@ -95,9 +104,11 @@ function foldedMessage(log: Record<string, unknown>, messageKey: string): string
 }
 
 /** pino-pretty's formatter called inline: no transport, no worker thread, no reordering. */
-function prettySink(sink: Sink, colorize: boolean): Sink {
-  // Loaded only for a TTY: a daemon under systemd or in a container never pays for it.
-  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as {
+async function prettySink(sink: Sink, colorize: boolean): Promise<Sink> {
+  // Imported only for a TTY: a daemon under systemd or in a container never loads it (the bundle
+  // keeps it a chunk of its own; a single executable carries it inside).
+  // A CommonJS module: its exports object is the default export in Node and in the bundle alike.
+  const { prettyFactory } = (await import('pino-pretty')).default as unknown as {
     prettyFactory: (options: PrettyOptions) => (line: string) => string;
   };
   const format = prettyFactory({
@@ -116,12 +127,23 @@ function prettySink(sink: Sink, colorize: boolean): Sink {
   };
 }
 
-export function createLogger(options: LoggerOptions): Logger {
+/**
+ * A serialized line scrubbed of every secret; should the scrubber throw, a line that says one was
+ * withheld, valid JSON like every line, without a word of the original or of the error.
+ */
+function scrubbedLine(scrub: (text: string) => string, line: string): string {
+  const scrubbed = scrubbedOrWithheld(scrub, line);
+  if (scrubbed !== WITHHELD) return scrubbed;
+  return `${JSON.stringify({ level: 'error', time: new Date().toISOString(), event: 'log.withheld', msg: `a log line was withheld: ${WITHHELD}` })}\n`;
+}
+
+export async function createLogger(options: LoggerOptions): Promise<Logger> {
   const destination = options.destination ?? 1;
   const pretty = options.pretty ?? isTty(destination);
   const base = openSink(destination);
-  const sink = pretty ? prettySink(base, isTty(destination)) : base;
-  const scrub = options.secrets?.scrub ?? ((line: string) => line);
+  const sink = pretty ? await prettySink(base, colourFor(destination, options.env ?? process.env)) : base;
+  const secrets = options.secrets;
+  const scrub = secrets === undefined ? (line: string) => line : (line: string) => scrubbedLine(secrets.scrub, line);
 
   return pino(
     {

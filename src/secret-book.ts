@@ -1,4 +1,4 @@
-import { compileSecrets, REDACTED } from './scrub.js';
+import { compileSecrets, scrubbedOrWithheld, type Scrubber } from './scrub.js';
 
 /**
  * Every secret this porter has learned, and the one scrubber that keeps them out of what it
@@ -10,7 +10,7 @@ import { compileSecrets, REDACTED } from './scrub.js';
  */
 export class SecretBook {
   readonly #secrets = new Set<string>();
-  #pattern: RegExp | undefined;
+  #scrubber: Scrubber | undefined;
   #stale = false;
 
   constructor(secrets: Iterable<string | undefined> = []) {
@@ -32,13 +32,16 @@ export class SecretBook {
 
   /**
    * `text` with every known secret (in its raw, JSON-escaped and URL-encoded forms) replaced by
-   * `[Redacted]`. A function property, so it can be handed on detached from the book.
+   * `[Redacted]`, whatever the number and size of the secrets. A function property, so it can be
+   * handed on detached from the book. Never throws: should scrubbing fail, the text is withheld whole.
    */
-  readonly scrub = (text: string): string => {
+  readonly scrub = (text: string): string => scrubbedOrWithheld(this.#scrub, text);
+
+  readonly #scrub = (text: string): string => {
     if (this.#stale) {
-      this.#pattern = compileSecrets([...this.#secrets]);
+      this.#scrubber = compileSecrets([...this.#secrets]);
       this.#stale = false;
     }
-    return this.#pattern ? text.replace(this.#pattern, REDACTED) : text;
+    return this.#scrubber ? this.#scrubber.scrub(text) : text;
   };
 }

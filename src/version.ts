@@ -1,23 +1,20 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageText } from './package-files.js';
 
 let version: string | undefined;
 
-/** The installed package's version, found by walking up from this file (built or bundled). */
+/** The installed package's version: its package.json (beside the bundle, or a single executable's asset). */
 export function porterVersion(): string {
   version ??= find();
   return version;
 }
 
 function find(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'porter' && pkg.version) return pkg.version;
-    } catch {
-      // not here: keep walking up
-    }
-    if (dirname(dir) === dir) return 'unknown';
+  const text = packageText('package.json');
+  if (text === undefined) return 'unknown';
+  try {
+    const { version: found } = JSON.parse(text) as { version?: unknown };
+    return typeof found === 'string' && found !== '' ? found : 'unknown';
+  } catch {
+    return 'unknown';
   }
 }

@@ -75,6 +75,14 @@ export class CallLog {
     return this.#nthOldest(now, 0);
   }
 
+  /** When the newest call recorded stops counting (in flight: a window after its send, as `count` has it); undefined when none ever was. */
+  newestEndsAt(): number | undefined {
+    const answered = this.#times.length > this.#head ? this.#times[this.#times.length - 1]! + this.#windowMs : undefined;
+    const sent = this.#inFlight.length > 0 ? Math.max(...this.#inFlight) + this.#windowMs : undefined;
+    if (answered === undefined) return sent;
+    return sent === undefined ? answered : Math.max(answered, sent);
+  }
+
   /** The earliest time at which fewer than `cap` calls count, if no call is added (now when already so). */
   freeAt(now: number, cap: number): number {
     const over = this.count(now) - cap;

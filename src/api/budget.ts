@@ -30,8 +30,8 @@ import type { Route } from './types.js';
  * A 429 stops the route for its Retry-After (Retry-After / retryAfterSeconds, the longer), never
  * less than RETRY_AFTER_FLOOR_MS (so 0, negative or a past date cannot make a hot loop) and never
  * more than RETRY_AFTER_MAX_MS (so an absurd value cannot park the route for days). Without a
- * usable value it stops the route for a whole window: the window that refused the call has ended
- * by then.
+ * usable value (a date with no `Date` header to measure it by among them, see parseRetryAfter) it
+ * stops the route for a whole window: the window that refused the call has ended by then.
  */
 
 const ROUTES: readonly Route[] = ['pull', 'done', 'fail'];
@@ -227,6 +227,20 @@ export class Budget {
     const countedByPlatform = (state.limit ?? this.#settings.perWindow) - remaining;
     const ownCounted = Math.min(state.log.count(now), state.sinceWindowBegan);
     state.allowance = countedByPlatform > ownCounted ? { left: remaining, until: now + this.#settings.windowMs } : undefined;
+  }
+
+  /**
+   * From when this budget holds nothing that could hold back a call: every call it recorded has
+   * left the rolling window, and no 429 pause or X-RateLimit-Remaining allowance runs. From then on
+   * a new budget allows what this one would (a lower X-RateLimit-Limit is learned again from the
+   * first answer, as after a restart), so the fleet may drop it (docs/design.md#the-call-budget).
+   */
+  quietAt(): number {
+    let quiet = Number.NEGATIVE_INFINITY;
+    for (const state of this.#routes.values()) {
+      quiet = Math.max(quiet, state.log.newestEndsAt() ?? quiet, state.blockedUntil, state.allowance?.until ?? quiet);
+    }
+    return quiet;
   }
 
   /** Waits (abortably, on the clock) until `route` may be called, then records the call. */

@@ -43,7 +43,7 @@ export interface ApiRequest {
 export interface RateLimitHeaders {
   readonly remaining: number | undefined;
   readonly limit: number | undefined;
-  /** `Retry-After` (seconds or HTTP date) in whole ms, rounded up. */
+  /** `Retry-After` (seconds, or an HTTP date less the answer's `Date`) in whole ms, rounded up. */
   readonly retryAfterMs: number | undefined;
 }
 
@@ -79,12 +79,6 @@ interface ApiClientDeps {
   readonly logger: Logger;
   /** Runs the per-request deadline (`api.timeoutMs`). Default: system clock. */
   readonly clock?: Clock;
-  /**
-   * The wall clock, to turn an HTTP-date Retry-After into a delay. Default: Date.now. Not the
-   * injected clock: that one is monotonic and drifts from the wall clock after a step, while an
-   * HTTP date is the server's wall time and only compares with ours.
-   */
-  readonly wallNow?: () => number;
   /** Larger answers are cut off and treated as a transport failure. Default 1 MiB. */
   readonly maxBodyBytes?: number;
   /**
@@ -116,18 +110,30 @@ function nonNegativeInt(text: string | undefined): number | undefined {
   return Number.parseInt(text, 10);
 }
 
+/** An HTTP date (RFC 9110 §5.6.7: it starts with a day name) in ms since the epoch; undefined if it is not one. */
+function httpDate(text: string | undefined): number | undefined {
+  const trimmed = text?.trim();
+  if (trimmed === undefined || !/^[A-Za-z]{3}/.test(trimmed)) return undefined;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : date;
+}
+
 /**
- * `Retry-After` in whole ms, rounded up: delay-seconds, or an HTTP date (RFC 9110: it starts with a
- * day name) compared with the wall clock `wallNow`; a date in the past gives 0. Anything else
- * (negative, garbage) is undefined: no usable hint. The budget applies the floor and the clamp.
+ * `Retry-After` in whole ms, rounded up: delay-seconds, or an HTTP date measured against the
+ * answer's own `Date` header (RFC 9110 §10.2.3, §6.6.1), never against porter's wall clock: both
+ * dates come from the server's clock, so an API (or a CDN in front of it) minutes ahead or behind
+ * still means "2 s" when it says Date + 2 s. A date before `Date` gives 0. A date with no usable
+ * `Date` beside it, negative values and garbage are undefined: no usable hint, so the body's
+ * `retryAfterSeconds` or a whole budget window decides (src/api/budget.ts), never a guess across
+ * two clocks. The budget applies the floor and the clamp.
  */
-export function parseRetryAfter(text: string | undefined, wallNow: number): number | undefined {
+export function parseRetryAfter(text: string | undefined, dateHeader: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const trimmed = text.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed) * 1000);
-  if (!/^[A-Za-z]{3}/.test(trimmed)) return undefined;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil(date - wallNow));
+  const until = httpDate(trimmed);
+  const serverNow = httpDate(dateHeader);
+  return until === undefined || serverNow === undefined ? undefined : Math.max(0, Math.ceil(until - serverNow));
 }
 
 /** One API origin's connections: undici's pool, and the share that hands them out fairly (never more requests than connections). */
@@ -173,7 +179,6 @@ interface Wire {
   readonly share: ConnectionShare;
   readonly store: string;
   readonly clock: Clock;
-  readonly wallNow: () => number;
   readonly timeoutMs: number;
   readonly maxBodyBytes: number;
   readonly token: TokenRenewal;
@@ -190,7 +195,15 @@ interface Wire {
  */
 export function createApiClient(config: Config['api'], deps: ApiClientDeps): ApiClient {
   const base = parseBaseUrl(config.baseUrl);
-  const readToken = deps.readToken ?? (config.tokenPath !== undefined ? readSecretAgain.bind(undefined, config.tokenPath) : undefined);
+  const { tokenPath } = config;
+  const readToken =
+    deps.readToken ??
+    (tokenPath === undefined
+      ? undefined
+      : () =>
+          readSecretAgain(tokenPath, (problem) =>
+            deps.logger.error({ event: 'api.token.unusable' }, `the token file read again after a 401 is not used: ${problem}`),
+          ));
   const secrets = deps.secrets ?? new SecretBook();
   const token = tokenRenewal(config.token, readToken, secrets);
   const origin = deps.origin ?? createApiOrigin(base.origin, config.timeoutMs);
@@ -201,7 +214,6 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
     share: origin.share,
     store,
     clock: deps.clock ?? systemClock,
-    wallNow: deps.wallNow ?? Date.now,
     timeoutMs: config.timeoutMs,
     maxBodyBytes: deps.maxBodyBytes ?? 1024 * 1024,
     token,
@@ -281,7 +293,7 @@ async function exchangeOnce(wire: Wire, request: ApiRequest): Promise<ApiRespons
       ...(answer.body === undefined && scanner ? { oversized: scanner.result(maxBodyBytes) } : {}),
       elapsedMs,
       tokenGeneration: sentWith.generation,
-      rateLimit: rateLimitOf(answer.headers, wire.wallNow()),
+      rateLimit: rateLimitOf(answer.headers),
     };
   } catch (error) {
     if (request.signal?.aborted && !timedOut) throw request.signal.reason;
@@ -292,11 +304,11 @@ async function exchangeOnce(wire: Wire, request: ApiRequest): Promise<ApiRespons
   }
 }
 
-function rateLimitOf(headers: IncomingHttpHeaders, wallNow: number): RateLimitHeaders {
+function rateLimitOf(headers: IncomingHttpHeaders): RateLimitHeaders {
   return {
     remaining: nonNegativeInt(header(headers, 'x-ratelimit-remaining')),
     limit: nonNegativeInt(header(headers, 'x-ratelimit-limit')),
-    retryAfterMs: parseRetryAfter(header(headers, 'retry-after'), wallNow),
+    retryAfterMs: parseRetryAfter(header(headers, 'retry-after'), header(headers, 'date')),
   };
 }
 

@@ -32,9 +32,11 @@ interface CheckLine {
 export async function runChecks(configOption: string | undefined, shard: Shard | undefined, secrets: SecretBook): Promise<number> {
   process.stdout.write(`porter on Node.js ${process.version} (${process.platform}/${process.arch})\n`);
   const lines: CheckLine[] = [];
+  // Warnings too: what porter prints goes through the scrubber, whatever it is meant to hold.
+  const say = (text: string) => process.stdout.write(`${secrets.scrub(text)}\n`);
   const print = (line: CheckLine) => {
     lines.push(line);
-    process.stdout.write(secrets.scrub(`${line.ok ? '✔' : '✖'} ${line.text}\n`));
+    say(`${line.ok ? '✔' : '✖'} ${line.text}`);
   };
   let config: Config;
   try {
@@ -45,22 +47,22 @@ export async function runChecks(configOption: string | undefined, shard: Shard |
   }
   const configured = config.shard?.serversConfigured ?? config.servers.length;
   print({ ok: true, text: `config: ${config.configPath} (${configured} server${configured === 1 ? '' : 's'})` });
-  for (const warning of config.warnings ?? []) process.stdout.write(`! ${warning}\n`);
+  for (const warning of config.warnings ?? []) say(`! ${warning}`);
   const sharded = shardSummary(config);
   if (sharded !== undefined) print({ ok: true, text: sharded });
   const openFiles = openFilesWarning(config, openFileLimit());
-  if (openFiles) process.stdout.write(`! ${openFiles}\n`);
+  if (openFiles) say(`! ${openFiles}`);
   const stateDir = checkStateDir(config.stateDir);
   print(stateDir);
   const backlog = stateDir.ok ? journalBacklog(config.stateDir) : [];
   if (!Array.isArray(backlog)) print(backlog);
   else if (backlog.length > 0) {
     const n = backlog.length;
-    process.stdout.write(
-      `! the journal holds ${n} command${n === 1 ? '' : 's'} still owed a report: porter reports ${n === 1 ? 'it' : 'them'} first when it starts\n`,
+    say(
+      `! the journal holds ${n} command${n === 1 ? '' : 's'} still owed a report: porter reports ${n === 1 ? 'it' : 'them'} first when it starts`,
     );
     const stuck = unreportable(backlog, config, new Set(config.servers.map((server) => server.id.toLowerCase())));
-    if (stuck.length > 0) process.stdout.write(`! ${unreportableText(stuck)}\n`);
+    if (stuck.length > 0) say(`! ${unreportableText(stuck)}`);
   }
   for (const server of config.servers) {
     for (const line of await checkServer(server, config, secrets)) print(line);
@@ -98,6 +100,11 @@ function checkStateDir(stateDir: string): CheckLine {
   }
 }
 
+/** `porter check`'s word on players.joinGraceMs, when set: why a buyer who just joined may wait. */
+function graceText(graceMs: number): string {
+  return graceMs > 0 ? `; join grace ${graceMs} ms (a player is sent with pulls once listed that long)` : '';
+}
+
 async function checkServer(server: ResolvedServer, config: Config, secrets: SecretBook): Promise<CheckLine[]> {
   const label = `server ${serverLabel(server)}`;
   const lines: CheckLine[] = [];
@@ -118,7 +125,7 @@ async function checkServer(server: ResolvedServer, config: Config, secrets: Secr
     const source = playerSourceLabel(server.players);
     lines.push({
       ok: true,
-      text: `${label}: players read (${source}, identifier: ${preset.identifier}): ${onlineText(raw, ids, server.players.exec !== undefined)}`,
+      text: `${label}: players read (${source}, identifier: ${preset.identifier}): ${onlineText(raw, ids, server.players.exec !== undefined)}${graceText(server.players.joinGraceMs)}`,
     });
   } catch (error) {
     lines.push({ ok: false, text: `${label}: could not read the player list: ${(error as Error).message}` });

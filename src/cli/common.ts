@@ -4,6 +4,7 @@ import type { Config, ResolvedServer } from '../config/schema.js';
 import type { Shard } from '../config/shard.js';
 import { exitCodeOf, UsageError } from '../errors.js';
 import type { SecretBook } from '../secret-book.js';
+import { scrubbedOrWithheld } from '../scrub.js';
 
 /*
  * Everything heavy (zod, pino, undici) is imported inside the functions that need it, so
@@ -28,9 +29,14 @@ export async function loadShardFor(option: string | undefined, shard: Shard | un
   return applyShard(config, shard);
 }
 
+/** The secrets the environment gives, learned before anything could print them: a usage error, a config refused for them. */
+export function learnEnvironmentSecrets(secrets: SecretBook, env: NodeJS.ProcessEnv = process.env): void {
+  for (const name of ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD', 'PORTER_WEBHOOK_SECRET']) secrets.add(env[name]);
+}
+
 /** Loads the configuration; its secrets, and those of the environment even when it does not load, go into `secrets`. */
 export async function loadConfigFor(option: string | undefined, secrets: SecretBook): Promise<Config> {
-  for (const name of ['PORTER_API_TOKEN', 'PORTER_RCON_PASSWORD', 'PORTER_WEBHOOK_SECRET']) secrets.add(process.env[name]);
+  learnEnvironmentSecrets(secrets);
   const [{ configPathFrom, loadConfig }, { configSecrets }] = await Promise.all([
     import('../config/load.js'),
     import('../config/secrets.js'),
@@ -58,7 +64,7 @@ export async function commandLogger(
       if (level === 'warn' && typeof msg === 'string') process.stderr.write(`porter: warning: ${msg}\n`);
     },
   };
-  const logger = createLogger({
+  const logger = await createLogger({
     level: options.warnings ? 'warn' : 'silent',
     pretty: false,
     secrets,
@@ -70,7 +76,7 @@ export async function commandLogger(
 
 export async function daemonLogger(config: Config, secrets: SecretBook): Promise<Logger> {
   const { createLogger } = await import('../log.js');
-  const logger = createLogger({
+  const logger = await createLogger({
     level: config.log.level,
     ...(config.log.pretty === undefined ? {} : { pretty: config.log.pretty }),
     secrets,
@@ -92,12 +98,15 @@ export function pickServer(config: Config, id: string | undefined): ResolvedServ
   return server;
 }
 
-/** Prints an error the way a user can act on it, never with a secret in it, and sets the exit code. */
-export function reportFatal(error: unknown, secrets: SecretBook): void {
+/**
+ * Prints an error the way a user can act on it, never with a secret in it, and sets the exit code.
+ * Should scrubbing throw, the message is withheld: neither it nor what was thrown is printed.
+ */
+export function reportFatal(error: unknown, secrets: Pick<SecretBook, 'scrub'>): void {
   const message = error instanceof Error ? error.message : String(error);
-  const code = (error as { code?: unknown }).code;
+  const code = (error as { code?: unknown } | null | undefined)?.code;
   const prefix = typeof code === 'string' && code.startsWith('E_') ? `porter: ${code}: ` : 'porter: ';
-  process.stderr.write(secrets.scrub(`${prefix}${message}\n`));
+  process.stderr.write(`${prefix}${scrubbedOrWithheld(secrets.scrub, message)}\n`);
   process.exitCode = exitCodeOf(error);
 }
 

@@ -23,6 +23,14 @@ import { registerRun } from './run.js';
 import { registerSim } from './sim.js';
 import { porterVersion } from '../version.js';
 import { SecretBook } from '../secret-book.js';
+import { learnEnvironmentSecrets } from './common.js';
+import { installLastResort } from './last-resort.js';
+import { scrubbedOrWithheld } from '../scrub.js';
+
+// Every secret this process learns, from its configuration, its environment or init's answers: no output path prints one.
+const secrets = new SecretBook();
+learnEnvironmentSecrets(secrets);
+installLastResort(secrets);
 
 const program = new Command()
   .name('porter')
@@ -31,15 +39,17 @@ const program = new Command()
   )
   .version(porterVersion())
   .showHelpAfterError()
+  // commander's own output (a usage error quotes the argument it could not use) is scrubbed like every line.
+  .configureOutput({
+    writeOut: (text) => process.stdout.write(scrubbedOrWithheld(secrets.scrub, text)),
+    writeErr: (text) => process.stderr.write(scrubbedOrWithheld(secrets.scrub, text)),
+  })
   // A flag, argument or command commander cannot use is EX_USAGE, for every command; help and --version are 0.
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 64))
   .addHelpText(
     'after',
     '\nExit codes: 0 clean stop, 78 configuration or credentials error (do not restart), 64 a flag or command it cannot use, 1 anything else.\nQuick look without a store: porter demo. Rehearse with a simulated store: porter sim',
   );
-
-// Every secret this process learns, from its configuration, its environment or init's answers: no output path prints one.
-const secrets = new SecretBook();
 
 registerRun(program, secrets);
 registerCheck(program, secrets);
@@ -50,4 +60,6 @@ registerSim(program, secrets);
 registerInit(program, secrets);
 registerHistory(program, secrets);
 
-await program.parseAsync();
+// Not a top-level await: the single executables are built from this file as one CommonJS script
+// (scripts/release/sea.mjs), which has none. Each command's action reports its own errors.
+void program.parseAsync();

@@ -37,6 +37,14 @@ export function registerPlayers(program: Command, secrets: SecretBook): void {
         const { ids, cut } = normalizeIdentifiers(raw);
         if (cut > 0) logger.warn({ event: 'players.cut', cut }, 'more than 4,096 identifiers: the rest are not sent');
         process.stdout.write(ids.map((id) => `${id}\n`).join(''));
+        const graceMs = server.players.joinGraceMs;
+        // One read is porter's first read: everyone on it counts as settled, so this prints what a
+        // porter started now would send. A running one holds back whoever it saw join lately.
+        if (graceMs > 0) {
+          process.stderr.write(
+            `porter: players.joinGraceMs is ${graceMs} ms: a running porter leaves a player out of its pulls for that long after it first lists them; this one read counts everyone listed as settled, as porter's first read after a start does\n`,
+          );
+        }
       }),
     );
 }

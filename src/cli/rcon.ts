@@ -44,7 +44,8 @@ export function registerRcon(program: Command, secrets: SecretBook): void {
         });
         try {
           await executor.connect();
-          const answer = await executor.query(words.join(' '));
+          // The game's answer may echo its password (some answer a failed login with it): scrubbed like any output.
+          const answer = secrets.scrub(await executor.query(words.join(' ')));
           process.stdout.write(answer.endsWith('\n') || answer === '' ? answer : `${answer}\n`);
         } finally {
           await executor.close();

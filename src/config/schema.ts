@@ -26,6 +26,12 @@ const defaultPresets = [...TRANSPORTS]
   )
   .join(', ');
 
+/**
+ * players.joinGraceMs's bound: far beyond any game's loading time (docs/games.md#join-grace), so a
+ * larger value is a mistake, most likely seconds multiplied by 1000 twice.
+ */
+const MAX_JOIN_GRACE_MS = 600_000;
+
 export const playersSchema = z
   .strictObject({
     preset: z.enum(presetNames).optional().describe(`Game preset; default ${defaultPresets}.`),
@@ -33,6 +39,17 @@ export const playersSchema = z
     pattern: z.string().min(1).optional().describe('custom preset: regular expression with a named group "id", applied to every line.'),
     exec: z.array(z.string().min(1)).min(1).optional().describe('Script that prints one identifier per line (overrides preset).'),
     refreshMs: positiveMs(2000).describe('How long a player list is reused before it is read again.'),
+    joinGraceMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_JOIN_GRACE_MS, {
+        message: `expected at most ${MAX_JOIN_GRACE_MS} (10 minutes): a longer grace keeps a buyer who just joined waiting that long for an online-only purchase; use 0 to turn the grace off`,
+      })
+      .default(0)
+      .describe(
+        'How long a newly seen player is left out of the online list sent with a pull, so online-only commands wait until they finished spawning. 0: off.',
+      ),
   })
   .superRefine((value, ctx) => {
     if (value.preset === 'custom' && (!value.command || !value.pattern)) {

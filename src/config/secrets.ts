@@ -38,6 +38,30 @@ interface SecretResult {
   readonly warnings: string[];
 }
 
+/**
+ * The longest secret porter takes, in characters: 8 KiB. No working secret comes near it, so a
+ * longer one is a mistake (the wrong file, a key or a certificate, a log pasted into a variable)
+ * that would only fail later, obscurely, and be scrubbed from every line meanwhile:
+ * - the API token travels in one HTTP header line, and web servers refuse longer ones: nginx
+ *   answers 400 past 8 KiB (large_client_header_buffers 4 8k,
+ *   https://nginx.org/en/docs/http/ngx_http_core_module.html#large_client_header_buffers), Apache
+ *   past 8190 bytes (LimitRequestFieldSize), Node.js past 16 KiB for all headers together
+ *   (http.maxHeaderSize); OAuth and JWT-like tokens are a few hundred bytes to a few KiB;
+ * - a game password rides in one protocol packet: a Source RCON body is at most 4096 bytes
+ *   (https://developer.valvesoftware.com/wiki/Source_RCON_Protocol, SPEC_MAX_BODY_BYTES here);
+ * - a webhook secret is a key of 24 to 64 bytes, base64-encoded (Standard Webhooks' `whsec_…`).
+ */
+export const MAX_SECRET_LENGTH = 8192;
+
+/** Why `value` is refused for its length, naming where it came from (never the value); undefined when it is not too long. */
+function secretLengthProblem(value: string, where: string): string | undefined {
+  if (value.length <= MAX_SECRET_LENGTH) return undefined;
+  return (
+    `${where} holds ${value.length} characters, more than the ${MAX_SECRET_LENGTH} porter accepts for a secret: no API token, ` +
+    `game password or webhook secret is that long, so it is most likely the wrong file or variable; put only the secret there`
+  );
+}
+
 const CREDENTIALS_VARIABLE = /^\$(?:\{CREDENTIALS_DIRECTORY\}|CREDENTIALS_DIRECTORY)(?=\/|$)/;
 
 /**
@@ -64,13 +88,15 @@ export function secretFileValue(text: string): string {
 }
 
 /** The trimmed content and the permission bits of one opened file (so both describe the same file). */
-async function readSecretFile(path: string): Promise<{ value?: string; mode?: number; problem?: string }> {
+async function readSecretFile(path: string): Promise<{ value?: string; mode?: number; problem?: string; tooLong?: true }> {
   try {
     const file = await open(path, 'r');
     try {
       const [{ mode }, text] = await Promise.all([file.stat(), file.readFile('utf8')]);
       const value = secretFileValue(text);
       if (value === '') return { problem: `${path} is empty: write the secret into it` };
+      const tooLong = secretLengthProblem(value, path);
+      if (tooLong !== undefined) return { problem: tooLong, mode, tooLong: true };
       return { value, mode };
     } finally {
       await file.close();
@@ -109,12 +135,16 @@ export async function resolveSecret(source: SecretSource, baseDir: string, env: 
     if (shadowed.length > 0) {
       warnings.push(`${source.envName} is set in the environment and overrides ${shadowed.join(' and ')} from the configuration file`);
     }
-    const stray = envLineEnding(source.envName, fromEnv);
+    const stray = envLineEnding(source.envName, fromEnv) ?? secretLengthProblem(fromEnv, source.envName);
     if (stray !== undefined) return { problems: [...problems, stray], warnings };
     return { value: fromEnv, origin: source.envName, problems, warnings };
   }
 
-  if (source.inline !== undefined) return { value: source.inline, origin: source.key, problems, warnings };
+  if (source.inline !== undefined) {
+    const tooLong = secretLengthProblem(source.inline, source.key);
+    if (tooLong !== undefined) return { problems: [...problems, tooLong], warnings };
+    return { value: source.inline, origin: source.key, problems, warnings };
+  }
 
   if (source.file !== undefined) {
     const where = secretFilePath(source.file, baseDir, env);
@@ -132,6 +162,8 @@ export async function resolveSecret(source: SecretSource, baseDir: string, env: 
     const path = join(credentials, source.credentialName);
     try {
       const value = secretFileValue(await readFile(path, 'utf8'));
+      const tooLong = secretLengthProblem(value, `${source.key}: the systemd credential ${path}`);
+      if (tooLong !== undefined) return { problems: [...problems, tooLong], warnings };
       if (value !== '') return { value, origin: `the systemd credential ${source.credentialName}`, path, problems, warnings };
       problems.push(`${source.key}: the systemd credential ${path} is empty`);
       return { problems, warnings };
@@ -168,9 +200,12 @@ export function configSecrets(config: Config): string[] {
 
 /**
  * The secret in `path` as it reads now, for a token rotated on disk while porter runs; undefined
- * when the file is unreadable, empty or holds what an HTTP header cannot carry (a half-written file is not a token).
+ * when the file is unreadable, empty or holds what an HTTP header cannot carry (a half-written file
+ * is not a token). A file that holds more than a secret can be is told to `refused`, for a log line:
+ * porter keeps the token it has.
  */
-export async function readSecretAgain(path: string): Promise<string | undefined> {
+export async function readSecretAgain(path: string, refused?: (problem: string) => void): Promise<string | undefined> {
   const read = await readSecretFile(path);
+  if (read.tooLong && read.problem !== undefined) refused?.(read.problem);
   return read.value !== undefined && isHeaderSafe(read.value) ? read.value : undefined;
 }

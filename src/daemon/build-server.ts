@@ -60,9 +60,10 @@ export async function buildServer(server: ResolvedServer, shared: SharedParts): 
   const players = new PlayerCache({
     read,
     refreshMs: server.players.refreshMs,
+    joinGraceMs: server.players.joinGraceMs,
     clock,
     logger,
-    // Called only when a later read finds someone new: never before the loop below exists.
+    // Called only when a later read finds someone new or a join grace ends: never before the loop below exists.
     onJoin: () => loop.wake(),
   });
   const loop = new DeliveryLoop({

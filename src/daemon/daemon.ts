@@ -308,9 +308,12 @@ class Daemon {
     for (const warning of next.warnings ?? []) logger.warn({ event: 'config.warning' }, warning);
     for (const setting of plan.deferred)
       logger.warn({ event: 'reload.deferred' }, `configuration reloaded, but ${setting} changes only when porter restarts`);
-    const applied = await this.#fleet.apply(plan, effectiveConfig(running, next), this.#stop.signal);
+    const effective = effectiveConfig(running, next);
+    // The listener follows the plan, not the logins (docs/design.md#webhook-wake-ups): a store the
+    // reload adds is verified from now on, and its servers pull at once when their loops start.
+    this.#webhook?.useConfig(effective);
+    const applied = await this.#fleet.apply(plan, effective, this.#stop.signal);
     this.#config = applied.config;
-    this.#webhook?.useConfig(applied.config);
     warnUnreportable(this.#fleet, logger);
     logger.info(
       { event: 'reload.done', servers: this.#fleet.parts.map((parts) => serverLabel(parts.server)), refused: applied.refused },

@@ -1,4 +1,4 @@
-import { Budget } from '../api/budget.js';
+import type { Budget } from '../api/budget.js';
 import type { ApiClient } from '../api/client.js';
 import type { InvalidTokenError, ScopeMissingError } from '../api/errors.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
@@ -9,6 +9,7 @@ import type { ReloadPlan } from './reload-plan.js';
 import { ServerRunner } from './server-runner.js';
 import { isTokenRefused, storeApi, StoreClients, storeLabel, tokenKeys, type StoreKey } from './stores.js';
 import { Leftovers, unreportable, type Unreportable } from './leftovers.js';
+import { FleetBudgets } from './fleet-budgets.js';
 import type { RunnerState } from './lifecycle.js';
 import type { StoreStatus } from '../health/source.js';
 import type { SecretBook } from '../secret-book.js';
@@ -35,13 +36,14 @@ interface Refusal {
 
 /**
  * The servers porter runs right now, each with its loop, and what they share: one HTTP client
- * per API address and one call budget per server id for the daemon's whole life, so a loop that a
- * reload restarts keeps spending the budget the old one spent.
+ * per API address and one call budget per server id, kept while anything can spend it or the API
+ * can still count its calls (fleet-budgets.ts), so a loop that a reload restarts, or a server
+ * removed and added back, keeps spending the budget the old one spent.
  */
 export class Fleet {
   readonly #deps: FleetDeps;
   readonly #runners = new Map<string, ServerRunner>();
-  readonly #budgets = new Map<string, Budget>();
+  readonly #budgets: FleetBudgets;
   readonly #clientOf = new Map<ServerRunner, ApiClient>();
   readonly #clients: StoreClients;
   readonly #refused = new Map<string, Refusal>();
@@ -57,6 +59,7 @@ export class Fleet {
     this.#config = config;
     this.#deps = deps;
     this.#clients = new StoreClients(deps.logger, deps.secrets);
+    this.#budgets = new FleetBudgets(deps.clock, () => this.#spenders());
     this.#leftovers = new Leftovers({
       journal: deps.journal,
       clock: deps.clock,
@@ -65,15 +68,23 @@ export class Fleet {
       ...(deps.history && { history: deps.history }),
       clientFor: (config, store) => this.#clients.clientFor(config, store),
       budgetFor: (config, serverId, store) => this.#budgetFor(config, serverId, store),
+      onSettled: () => this.#budgets.sweep(),
     });
   }
 
-  /** A server's call budget for the daemon's life: a loop that a reload restarts, or the settling of a removed server, spends the same one. */
+  /** A server's call budget: a loop that a reload restarts, the settling of a removed server, or the server added back within the window spends the same one. */
   #budgetFor(config: Config, serverId: string, store: StoreKey): Budget {
-    const key = serverId.toLowerCase();
-    let budget = this.#budgets.get(key);
-    if (!budget) this.#budgets.set(key, (budget = new Budget(storeApi(config, store).budget, this.#deps.clock)));
-    return budget;
+    return this.#budgets.for(serverId, () => storeApi(config, store).budget);
+  }
+
+  /** The server ids (lowercased) whose budgets something may still spend: configured, running or logging in, or settling claims. */
+  #spenders(): Set<string> {
+    return new Set([
+      ...this.#config.servers.map(keyOf),
+      ...this.#runners.keys(),
+      ...[...this.#candidates].map((runner) => keyOf(runner.parts.server)),
+      ...this.#leftovers.settlingServers(),
+    ]);
   }
 
   /**
@@ -145,6 +156,7 @@ export class Fleet {
         if (this.#runners.get(key) === runner) this.#runners.delete(key);
         this.#clientOf.delete(runner);
         void runner.close();
+        this.#budgets.sweep();
       });
   }
 
@@ -219,6 +231,7 @@ export class Fleet {
 
   async stop(drainMs: number): Promise<void> {
     await Promise.all([...[...this.#runners.values()].map((runner) => runner.stop(drainMs)), this.#leftovers.stop(drainMs)]);
+    this.#budgets.close();
     await this.#clients.closeAll();
   }
 
@@ -287,6 +300,7 @@ export class Fleet {
       if (!next.servers.some((server) => storeLabel(server.store) === label)) this.#refused.delete(label);
     }
     this.settleLeftovers();
+    this.#budgets.sweep();
     await this.#clients.closeUnused(new Set([...this.#clientOf.values(), ...this.#leftovers.clients()]));
 
     // What runs: a refused change keeps the old entry, a refused addition is not there.

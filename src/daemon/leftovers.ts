@@ -29,6 +29,8 @@ interface LeftoverDeps {
   readonly clientFor: (config: Config, store: StoreKey) => ApiClient;
   /** A server's call budget, the same one its loop spent. */
   readonly budgetFor: (config: Config, serverId: string, store: StoreKey) => Budget;
+  /** A settling ended: what it spent may no longer be needed. */
+  readonly onSettled?: () => void;
 }
 
 /** A claim the journal holds that no configured store can report. */
@@ -40,6 +42,8 @@ export interface Unreportable {
 }
 
 interface Task {
+  /** The server's lowercased id. */
+  readonly server: string;
   readonly stop: AbortController;
   readonly done: Promise<void>;
   readonly client: ApiClient;
@@ -68,6 +72,11 @@ export class Leftovers {
       if (this.#tasks.has(key) || store === undefined) continue;
       this.#start(key, config, serverId, store.key, entries);
     }
+  }
+
+  /** The servers (lowercased ids) whose claims are being settled now. */
+  settlingServers(): string[] {
+    return [...this.#tasks.values()].map((task) => task.server);
   }
 
   /** The clients the settling uses now: they stay open while it does. */
@@ -119,8 +128,11 @@ export class Leftovers {
         // A refused token stops the store's own servers too; the next reload tries again.
         logger.error({ event: 'leftovers.failed', err: error }, 'could not report what this server owes; trying again on the next reload');
       })
-      .finally(() => this.#tasks.delete(key));
-    this.#tasks.set(key, { stop, done, client });
+      .finally(() => {
+        this.#tasks.delete(key);
+        this.#deps.onSettled?.();
+      });
+    this.#tasks.set(key, { server: serverId.toLowerCase(), stop, done, client });
   }
 }
 

@@ -16,7 +16,7 @@ import type { WebhookServer } from '../webhook/server.js';
 export interface WebhookWiring {
   /** Opens the listener; rejects when the address cannot be bound or a TLS file read. */
   start(): Promise<void>;
-  /** The reloaded configuration's secret. */
+  /** A reload's configuration, once it is planned and before its servers log in: its stores' secrets are used from now on. */
   useConfig(next: Config): void;
   reloadTls(): Promise<void>;
   /** The port the listener took (`webhook.listen` may say 0); undefined before start. */

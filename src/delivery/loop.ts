@@ -334,7 +334,9 @@ export class DeliveryLoop {
     for (let attempt = 0; ; attempt++) {
       try {
         const answer = await executor.execute(command, { id, serverId: this.#o.serverId }, hard);
-        const failure = this.#o.failureIn(answer);
+        // Scrubbed before failureIn cuts it to an excerpt: cut first, a long secret the game echoes
+        // would be left half, and the half no longer matches the secret.
+        const failure = this.#o.failureIn(this.#o.scrub === undefined ? answer : this.#o.scrub(answer));
         return failure === null ? { outcome: { result: 'done' }, answer } : failedAs('game-answer', `the game answered: ${failure}`);
       } catch (error) {
         if (error instanceof NotSentError) {

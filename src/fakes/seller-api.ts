@@ -54,6 +54,12 @@ export interface SellerApiOptions {
   readonly port?: number;
 }
 
+/** What a pull's handling found out, for its record: the command it claimed, the identifiers it was sent. */
+interface Pulled {
+  id?: string;
+  online?: string[];
+}
+
 export interface SimRequest {
   readonly route: SimRoute | 'unknown';
   readonly serverId: string | undefined;
@@ -67,6 +73,8 @@ export interface SimRequest {
   readonly fault?: string;
   /** Arrived while a Retry-After given for this route and server was still running. */
   readonly retryAfterViolation?: boolean;
+  /** A pull's onlineIdentifiers as the API matched them (trimmed, lowercased), when its body was valid. */
+  readonly online?: readonly string[];
 }
 
 /**
@@ -318,7 +326,7 @@ export class SellerApiServer implements FakeSellerApi {
     return this.#options.idAsString ? JSON.stringify(id) : id;
   }
 
-  #handlePull(serverId: string, body: string, req: IncomingMessage, path: string, claimed: { id?: string }): ApiAnswer {
+  #handlePull(serverId: string, body: string, req: IncomingMessage, path: string, pulled: Pulled): ApiAnswer {
     if (!isJsonRequest(req)) return problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', path);
     let identifiers: unknown;
     try {
@@ -337,9 +345,10 @@ export class SellerApiServer implements FakeSellerApi {
         errors: [{ code: 'Size', field: 'onlineIdentifiers', message: `size must be at most ${MAX_IDENTIFIERS}` }],
       });
     }
+    pulled.online = [...online];
     const outcome = this.#queue.pull(serverId, online, this.clock.now());
     if (outcome.kind !== 'claimed') return new ApiAnswer(204, undefined);
-    claimed.id = outcome.id;
+    pulled.id = outcome.id;
     return json(200, `{"id":${this.#idLiteral(outcome.id)},"command":${JSON.stringify(outcome.command) ?? 'null'}}`);
   }
 
@@ -438,16 +447,17 @@ export class SellerApiServer implements FakeSellerApi {
       return;
     }
     const record = { violation: false };
-    const claimed: { id?: string } = {};
+    const pulled: Pulled = {};
     const finish = (status: number, fault?: string) => {
       this.requests.push({
         route: found.route,
         serverId: found.serverId,
-        commandId: found.commandId ?? claimed.id,
+        commandId: found.commandId ?? pulled.id,
         at,
         status,
         ...(fault === undefined ? {} : { fault }),
         ...(record.violation ? { retryAfterViolation: true } : {}),
+        ...(pulled.online === undefined ? {} : { online: pulled.online }),
       });
     };
 
@@ -468,7 +478,7 @@ export class SellerApiServer implements FakeSellerApi {
       handle: () =>
         withLimits(
           found.route === 'pull'
-            ? this.#handlePull(found.serverId, body, req, path, claimed)
+            ? this.#handlePull(found.serverId, body, req, path, pulled)
             : found.route === 'servers'
               ? this.#listServers()
               : this.#handleReport(found.route, found.serverId, found.commandId, body, req, path),

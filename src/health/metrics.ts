@@ -96,13 +96,38 @@ function eachServerAnd(label: string, values: (part: HealthServerPart) => Record
     );
 }
 
-/** Counted as they happen, from the DeliveryObserver: every event matters. */
-function deliveryMetrics(registers: Registry[], clock: Clock, labelOf: (serverId: string) => string): DeliveryObserver {
+/** The labels of the configured servers (a stopped one keeps its series); the running ones when the source does not list stores. */
+function configuredLabels(source: HealthSource): Set<string> {
+  return new Set(source.stores ? source.stores.flatMap((store) => store.servers) : source.servers.map((part) => serverLabel(part.server)));
+}
+
+/**
+ * Counted as they happen, from the DeliveryObserver: every event matters. A server a reload
+ * removed loses its series at the next scrape, so a host that replaces servers all day does not
+ * keep one set per server ever run; one added back starts from 0, which rate() reads as a reset.
+ */
+function deliveryMetrics(scrape: Scrape, registers: Registry[], clock: Clock, labelOf: (serverId: string) => string): DeliveryObserver {
+  const counted = new Set<string>();
+  const outcomes = ['done', 'failed'] as const;
+  const forgetRemoved = () => {
+    if (!scrape.source) return;
+    const configured = configuredLabels(scrape.source);
+    for (const server of counted) {
+      if (configured.has(server)) continue;
+      for (const outcome of outcomes) {
+        deliveries.remove({ server, outcome });
+        duration.remove({ server, outcome });
+      }
+      lastSuccess.remove({ server });
+      counted.delete(server);
+    }
+  };
   const deliveries = new Counter({
     name: 'porter_deliveries_total',
     help: 'Commands settled (run and reported), by server and outcome (done / failed).',
     labelNames: ['server', 'outcome'] as const,
     registers,
+    collect: forgetRemoved,
   });
   const duration = new Histogram({
     name: 'porter_delivery_duration_seconds',
@@ -110,16 +135,19 @@ function deliveryMetrics(registers: Registry[], clock: Clock, labelOf: (serverId
     labelNames: ['server', 'outcome'] as const,
     buckets: DURATION_BUCKETS,
     registers,
+    collect: forgetRemoved,
   });
   const lastSuccess = new Gauge({
     name: 'porter_last_successful_delivery_timestamp_seconds',
     help: 'Unix time of the last command delivered with outcome done.',
     labelNames: ['server'] as const,
     registers,
+    collect: forgetRemoved,
   });
   return {
     onDelivery(event) {
       const server = labelOf(event.serverId);
+      counted.add(server);
       deliveries.inc({ server, outcome: event.result });
       duration.observe({ server, outcome: event.result }, event.ms / 1000);
       if (event.result === 'done') lastSuccess.set({ server }, clock.now() / 1000);
@@ -265,18 +293,16 @@ function processMetrics(registry: Registry): void {
 export function createMetrics(options: MetricsOptions): PorterMetrics {
   const registry = new Registry();
   const registers = [registry];
+  // The servers configured at start, for events before attach(); after it, the daemon's list names
+  // them, a reload's additions included, and nothing is kept per server id a reload removed.
   const labels = new Map<string, string>((options.servers ?? []).map((s) => [s.id, serverLabel(s)]));
   const scrape: Scrape = {};
-  // A server added by a reload is in the daemon's list but was not when the labels were taken.
   const labelOf = (serverId: string) => {
-    const known = labels.get(serverId);
-    if (known !== undefined) return known;
-    const added = scrape.source?.servers.find((part) => part.server.id === serverId)?.server;
-    if (added) labels.set(serverId, serverLabel(added));
-    return added ? serverLabel(added) : serverId;
+    const running = scrape.source?.servers.find((part) => part.server.id === serverId)?.server;
+    return running ? serverLabel(running) : (labels.get(serverId) ?? serverId);
   };
 
-  const observer = deliveryMetrics(registers, options.clock, labelOf);
+  const observer = deliveryMetrics(scrape, registers, options.clock, labelOf);
   apiMetrics(scrape, registers);
   serverMetrics(scrape, registers);
   daemonMetrics(scrape, registers, options);
@@ -298,7 +324,6 @@ export function createMetrics(options: MetricsOptions): PorterMetrics {
     attach(daemon, healthPolicy) {
       scrape.source = daemon;
       scrape.policy = healthPolicy;
-      for (const part of daemon.servers) labels.set(part.server.id, serverLabel(part.server));
     },
   };
 }

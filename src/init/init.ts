@@ -9,6 +9,7 @@ import { proveLogin } from './prove.js';
 import { porterCommand } from './porter-command.js';
 import { pickStoreServer } from './server-step.js';
 import { SettingsChanges } from './settings-change.js';
+import { offerRunningSim } from './sim-step.js';
 import { chooseTarget } from './target-step.js';
 import { proveToken, type ProvenToken } from './token-step.js';
 import { finishSystemd, SYSTEM_UNIT_DIR, unitFile } from './systemd-step.js';
@@ -58,7 +59,7 @@ async function initSteps(given: InitOptions, deps: InitDeps, changes: SettingsCh
     (dir) => (options.systemd ? [unitFile(dir, resolve(deps.cwd, options.unitDir ?? SYSTEM_UNIT_DIR))] : []),
   );
   const dir = target.dir;
-  const proven = await proveToken(prompter, options, env);
+  const proven = await proveToken(prompter, options, env, await offerRunningSim(prompter, options, env));
   deps.onSecret(proven.token);
   const store = await pickStoreServer(prompter, options.serverId, proven.servers, options.yes || !prompter.interactive);
   let game = await chooseGameServer(prompter, options, env, store.rcon, changes);

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { isSea } from 'node:sea';
 import { join } from 'node:path';
 import { ConfigError, PorterError } from '../errors.js';
 import type { Prompter } from './prompter.js';
 import { checkAsUnit } from './unit-check.js';
-import { packageFile } from './write-setup.js';
+import { packageText } from '../package-files.js';
 
 /** Where systemd reads units an administrator installs. */
 export const SYSTEM_UNIT_DIR = '/etc/systemd/system';
@@ -32,10 +33,33 @@ class UnitCheckFailedError extends PorterError {
  * /etc/porter, to be installed as `unitDir`/porter.service.
  */
 export function unitFile(dir: string, unitDir: string): { path: string; text: string } {
-  const shipped = packageFile('systemd/porter.service');
-  if (!shipped) throw new ConfigError('systemd/porter.service is missing from this installation: reinstall porter');
-  const text = readFileSync(shipped, 'utf8');
+  const shipped = packageText('systemd/porter.service');
+  if (shipped === undefined) throw new ConfigError('systemd/porter.service is missing from this installation: reinstall porter');
+  const text = isSea() ? forSingleExecutable(shipped, process.execPath) : shipped;
   return { path: join(unitDir, UNIT), text: dir === UNIT_CONFIG_DIR ? text : text.replaceAll(`${UNIT_CONFIG_DIR}/`, `${dir}/`) };
+}
+
+/**
+ * The shipped unit names an npm install (/usr/local/bin/porter, the docs under node_modules); a
+ * single executable is one file wherever the owner put it, with no docs beside it: the unit runs
+ * that file and points at the docs of its version online.
+ */
+export function forSingleExecutable(unit: string, executable: string): string {
+  const docs = docsUrl();
+  return unit
+    .replace(/^ExecStart=\/usr\/local\/bin\/porter /m, `ExecStart=${executable} `)
+    .replaceAll(/file:\/usr\/local\/lib\/node_modules\/porter-connector\/(\S+)/g, (whole: string, file: string) =>
+      docs ? `${docs}/${file}` : whole,
+    );
+}
+
+/** The docs of this version in the repository package.json names, or undefined without one. */
+function docsUrl(): string | undefined {
+  const text = packageText('package.json');
+  if (text === undefined) return undefined;
+  const { repository, version } = JSON.parse(text) as { repository?: { url?: string }; version?: string };
+  const url = repository?.url?.replace(/^git\+/, '').replace(/\.git$/, '');
+  return url && version ? `${url}/blob/v${version}` : undefined;
 }
 
 /**

@@ -21,11 +21,18 @@ export interface ProvenToken {
  * The token first: proven against the store before anything is saved. On a terminal a refused
  * token or an unreachable address is asked again; from flags it ends init (exit 78).
  */
-export async function proveToken(prompter: Prompter, options: InitOptions, env: NodeJS.ProcessEnv): Promise<ProvenToken> {
-  let baseUrl = options.apiUrl;
+export async function proveToken(
+  prompter: Prompter,
+  options: InitOptions,
+  env: NodeJS.ProcessEnv,
+  /** A running `porter sim`'s store the owner chose (src/init/sim-step.ts): its token, not PORTER_API_TOKEN's, goes with it. */
+  chosen?: { readonly baseUrl: string; readonly token: string },
+): Promise<ProvenToken> {
+  let baseUrl = options.apiUrl ?? chosen?.baseUrl;
   // An address that did not answer is offered again to correct, not asked empty.
   let lastUrl: string | undefined;
-  let token = options.tokenFile !== undefined ? await readTokenFile(options.tokenFile) : env.PORTER_API_TOKEN || undefined;
+  let token =
+    options.tokenFile !== undefined ? await readTokenFile(options.tokenFile) : (chosen?.token ?? (env.PORTER_API_TOKEN || undefined));
   for (;;) {
     baseUrl ??= await prompter.text({
       message: 'Store API address (store dashboard, Integrations > API)',
@@ -43,14 +50,7 @@ export async function proveToken(prompter: Prompter, options: InitOptions, env: 
       baseUrl = token = undefined;
       continue;
     }
-    const api = apiSchema.parse({ baseUrl, token });
-    const client = createApiClient({ ...api, token }, { logger: pino({ level: 'silent' }) });
-    let check;
-    try {
-      check = await checkToken(client);
-    } finally {
-      await client.close();
-    }
+    const { check, redact } = await askStore(baseUrl, token);
     switch (check.kind) {
       case 'valid':
         prompter.say('ok', `token accepted by ${baseUrl}`);
@@ -73,7 +73,7 @@ export async function proveToken(prompter: Prompter, options: InitOptions, env: 
           "the store's plan does not include API access (402): upgrade the plan in the store dashboard, then run porter init again",
         );
       case 'error': {
-        const said = `the store API at ${baseUrl} ${unanswered(check.error, check.status, client.redact)}`;
+        const said = `the store API at ${baseUrl} ${unanswered(check.error, check.status, redact)}`;
         if (!prompter.interactive || options.apiUrl !== undefined) throw new ConfigError(`porter init: ${said}`);
         prompter.say('error', said);
         lastUrl = baseUrl;
@@ -81,6 +81,17 @@ export async function proveToken(prompter: Prompter, options: InitOptions, env: 
         continue;
       }
     }
+  }
+}
+
+/** What the store at `baseUrl` says about `token` (GET /v1/seller/servers, which claims nothing); `redact` scrubs its secrets. */
+export async function askStore(baseUrl: string, token: string) {
+  const api = apiSchema.parse({ baseUrl, token });
+  const client = createApiClient({ ...api, token }, { logger: pino({ level: 'silent' }) });
+  try {
+    return { check: await checkToken(client), redact: client.redact };
+  } finally {
+    await client.close();
   }
 }
 

@@ -1,7 +1,7 @@
 import { chmod, mkdir, open, stat } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../package-files.js';
 import { ConfigError } from '../errors.js';
 
 /** The files `porter init` writes: the config, and each secret in a file of its own. */
@@ -74,15 +74,4 @@ async function writeFileMode(path: string, text: string, mode: number): Promise<
     await file.close();
   }
   if (((await stat(path)).mode & 0o777) !== mode) await chmod(path, mode);
-}
-
-/** A file at the root of this installation's package (config.schema.json, systemd/porter.service). */
-export function packageFile(name: string): string | undefined {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    const candidate = join(dir, name);
-    if (existsSync(candidate)) return candidate;
-    dir = dirname(dir);
-  }
-  return undefined;
 }

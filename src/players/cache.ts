@@ -2,6 +2,7 @@ import { untilAborted } from '../abort.js';
 import { isConfigurationError, NotSentError } from '../errors.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import { JoinGrace } from './join-grace.js';
 import { normalizeIdentifiers } from './normalize.js';
 import { WakeSignal } from '../wake-signal.js';
 
@@ -12,8 +13,13 @@ interface PlayerCacheOptions {
   readonly refreshMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** Called with the identifiers that were not in the previous successful list. */
+  /**
+   * Called with identifiers that just became sendable: new in a read (after porter's first), or,
+   * with a join grace, whose grace just ended. The loop pulls then.
+   */
   readonly onJoin?: (newIds: string[]) => void;
+  /** players.joinGraceMs: how long a newly listed identifier is left out of `get` (default 0). */
+  readonly joinGraceMs?: number;
 }
 
 /** A failed read is retried after at most this long, however long refreshMs is. */
@@ -33,6 +39,7 @@ const WARN_EVERY_MS = 60_000;
 export class PlayerCache {
   readonly #o: PlayerCacheOptions;
   #last: { ids: string[]; at: number } | undefined;
+  readonly #grace: JoinGrace;
   #failedAt: number | undefined;
   #inflight: Promise<string[]> | undefined;
   /** Ends the shared read: one function for the cache's life, not a closure per read. */
@@ -47,15 +54,22 @@ export class PlayerCache {
   constructor(options: PlayerCacheOptions) {
     if (!(options.refreshMs > 0)) throw new RangeError('refreshMs must be a positive number of milliseconds');
     this.#o = options;
+    this.#grace = new JoinGrace(options.joinGraceMs ?? 0);
   }
 
-  /** The normalised online identifiers; reads the game server only when the cached list is stale. */
+  /**
+   * The normalised online identifiers as a pull sends them, those still in their join grace left
+   * out; reads the game server only when the cached list is stale.
+   */
   async get(signal?: AbortSignal): Promise<string[]> {
     signal?.throwIfAborted();
-    const fresh = this.#freshList();
-    if (fresh) return [...fresh];
+    const fresh = this.#freshList() ?? (await this.#getRead(signal));
+    return this.#grace.sendable(fresh, this.#o.clock.now());
+  }
+
+  async #getRead(signal: AbortSignal | undefined): Promise<readonly string[]> {
     try {
-      return [...(await untilAborted(this.#readShared(signal), signal))];
+      return await untilAborted(this.#readShared(signal), signal);
     } catch (error) {
       if (signal?.aborted || mustPassOn(error)) throw error;
       // The shared read was aborted by the caller that started it; this caller still gets an answer.
@@ -65,8 +79,9 @@ export class PlayerCache {
 
   /**
    * Reads again whenever the list goes stale, so a player who joins while the loop is idle is
-   * noticed within about refreshMs (onJoin then wakes the loop). Stops when `signal` aborts and
-   * leaves no timer behind.
+   * noticed within about refreshMs (onJoin then wakes the loop), and wakes when a join grace ends,
+   * so the pull that may claim for that player is not left for the loop's idle interval. Stops
+   * when `signal` aborts and leaves no timer behind.
    */
   startWatching(signal: AbortSignal): void {
     if (this.#watching || signal.aborted) return;
@@ -85,7 +100,8 @@ export class PlayerCache {
           if (signal.aborted) break;
           // A failure that was passed on (server unreachable) caches nothing: try again in a moment.
           const wait = ok ? this.#msUntilStale() : this.#failureRetryMs();
-          await stopped.sleepUnlessWoken(this.#o.clock, wait);
+          await stopped.sleepUnlessWoken(this.#o.clock, Math.min(wait, this.#grace.msUntilNextEnd(this.#o.clock.now()) ?? wait));
+          if (!signal.aborted) this.#announce(this.#grace.ended(this.#o.clock.now()));
         }
       } finally {
         signal.removeEventListener('abort', onStop);
@@ -130,6 +146,7 @@ export class PlayerCache {
       raw = await this.#o.read(signal);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
+      if (error instanceof NotSentError) this.#grace.lost();
       if (mustPassOn(error)) throw error;
       this.#failedAt = clock.now();
       this.#warnFailure(error);
@@ -147,18 +164,14 @@ export class PlayerCache {
         'more than 4,096 players online: only the first 4,096 are sent with a pull',
       );
     }
-    const previous = this.#last;
     this.#last = { ids, at: now };
     // The first list is a baseline, not a wave of joins: the loop pulls with it anyway.
-    if (previous) this.#announceJoins(previous.ids, ids);
+    this.#announce(this.#grace.listed(ids, now));
     return ids;
   }
 
-  #announceJoins(before: readonly string[], after: readonly string[]): void {
-    if (after.length === 0 || !this.#o.onJoin) return;
-    const known = new Set(before);
-    const joined = after.filter((id) => !known.has(id));
-    if (joined.length === 0) return;
+  #announce(joined: string[]): void {
+    if (joined.length === 0 || !this.#o.onJoin) return;
     try {
       this.#o.onJoin(joined);
     } catch (error) {

@@ -25,6 +25,8 @@ interface HostileAnswer {
   readonly status: number;
   readonly headers?: OutgoingHttpHeaders;
   readonly body?: string;
+  /** False: no `Date` header (Node's server sends one by default, from this machine's clock). */
+  readonly sendDate?: false;
 }
 
 interface Arrival {
@@ -41,6 +43,7 @@ async function startHostileApi(clock: FakeClock, answer: (n: number, at: number)
       const at = clock.now();
       const reply = answer(arrivals.length, at);
       arrivals.push({ at, status: reply.status });
+      if (reply.sendDate === false) res.sendDate = false;
       res.writeHead(reply.status, { 'content-type': 'application/problem+json', ...reply.headers });
       res.end(reply.body ?? '');
     });
@@ -145,6 +148,23 @@ describe('Budget over HTTP against hostile headers', () => {
       const { arrivals } = await drive(4, () => tooMany(headers));
       for (const gap of gapsAfter429(arrivals)) assert.ok(gap >= W, `${JSON.stringify(headers)}: a call ${gap} ms after a 429`);
     }
+  });
+
+  test('429 with a Retry-After date from an API 5 minutes ahead: measured against its own Date header, so 2 s, not 302 s', async () => {
+    const { arrivals } = await drive(4, () => {
+      const apiNow = Date.now() + 300_000;
+      return tooMany({ date: new Date(apiNow).toUTCString(), 'retry-after': new Date(apiNow + 2_000).toUTCString() });
+    });
+    assert.equal(arrivals.length, 4);
+    assert.deepEqual(gapsAfter429(arrivals), [2_000, 2_000, 2_000]);
+  });
+
+  test('429 with a Retry-After date and no Date header: no clock of the API to measure it by, so a whole window', async () => {
+    const { arrivals } = await drive(3, () => ({
+      ...tooMany({ 'retry-after': new Date(Date.now() + 2_000).toUTCString() }),
+      sendDate: false,
+    }));
+    for (const gap of gapsAfter429(arrivals)) assert.ok(gap >= W, `a call ${gap} ms after a 429`);
   });
 
   test('retryAfterSeconds in the body counts too: the longer of header and body', async () => {

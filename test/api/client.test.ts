@@ -162,19 +162,30 @@ describe('ApiClient: time', () => {
     }
   });
 
-  test('Retry-After: seconds or an HTTP date against the wall clock; a past date is 0; negative or garbage is no hint', () => {
-    const wall = Date.UTC(2026, 0, 1, 12, 0, 0);
-    assert.equal(parseRetryAfter('0', wall), 0);
-    assert.equal(parseRetryAfter(' 7 ', wall), 7_000);
-    assert.equal(parseRetryAfter('1.2', wall), 1_200);
-    assert.equal(parseRetryAfter('3000000', wall), 3_000_000_000, 'the budget clamps it, the parser reports it as sent');
-    assert.equal(parseRetryAfter('Thu, 01 Jan 2026 12:00:09 GMT', wall), 9_000);
-    assert.equal(parseRetryAfter('Thu, 01 Jan 1970 00:00:00 GMT', wall), 0);
-    assert.equal(parseRetryAfter('Thursday, 01-Jan-26 12:00:05 GMT', wall), 5_000);
-    for (const garbage of ['-5', '-0.5', '', 'soon', '5s', '1e3', 'NaN', '2026-01-01T12:00:09Z', '0x10']) {
-      assert.equal(parseRetryAfter(garbage, wall), undefined, JSON.stringify(garbage));
+  test("Retry-After: seconds, or an HTTP date less the answer's Date; a date before it is 0; no Date, negative or garbage is no hint", () => {
+    const date = 'Thu, 01 Jan 2026 12:00:00 GMT';
+    assert.equal(parseRetryAfter('0', date), 0);
+    assert.equal(parseRetryAfter(' 7 ', undefined), 7_000, 'seconds need no Date');
+    assert.equal(parseRetryAfter('1.2', date), 1_200);
+    assert.equal(parseRetryAfter('3000000', date), 3_000_000_000, 'the budget clamps it, the parser reports it as sent');
+    assert.equal(parseRetryAfter('Thu, 01 Jan 2026 12:00:09 GMT', date), 9_000);
+    assert.equal(parseRetryAfter('Thu, 01 Jan 1970 00:00:00 GMT', date), 0);
+    assert.equal(parseRetryAfter('Thursday, 01-Jan-26 12:00:05 GMT', date), 5_000);
+    assert.equal(
+      parseRetryAfter('Thu, 01 Jan 2026 12:00:05 GMT', 'Thursday, 01-Jan-26 12:00:03 GMT'),
+      2_000,
+      'either HTTP-date form in Date',
+    );
+    // Whatever porter's own clock says: an API 5 minutes ahead asking for Date + 2 s means 2 s.
+    const ahead = Date.now() + 300_000;
+    assert.equal(parseRetryAfter(new Date(ahead + 2_000).toUTCString(), new Date(ahead).toUTCString()), 2_000);
+    for (const noDate of [undefined, '', 'yesterday', '1767268800']) {
+      assert.equal(parseRetryAfter('Thu, 01 Jan 2026 12:00:09 GMT', noDate), undefined, `a date beside Date: ${JSON.stringify(noDate)}`);
     }
-    assert.equal(parseRetryAfter(undefined, wall), undefined);
+    for (const garbage of ['-5', '-0.5', '', 'soon', '5s', '1e3', 'NaN', '2026-01-01T12:00:09Z', '0x10']) {
+      assert.equal(parseRetryAfter(garbage, date), undefined, JSON.stringify(garbage));
+    }
+    assert.equal(parseRetryAfter(undefined, date), undefined);
   });
 });
 

@@ -67,7 +67,7 @@ describe('defaults', () => {
         maxRequestBytes: 1446,
         flavour: 'minecraft',
       },
-      players: { preset: 'minecraft', refreshMs: 2000 },
+      players: { preset: 'minecraft', refreshMs: 2000, joinGraceMs: 0 },
     });
   });
 

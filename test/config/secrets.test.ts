@@ -1,7 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseConfig } from '../../src/config/load.js';
-import { configSecrets } from '../../src/config/secrets.js';
+import { configSecrets, MAX_SECRET_LENGTH, readSecretAgain } from '../../src/config/secrets.js';
 import { configError, minimal, PASSWORD, SERVER_ID, tempDir, TOKEN } from './helpers.js';
 import type { TempDir } from './helpers.js';
 
@@ -204,6 +204,64 @@ describe('secrets', () => {
       const config = await load(rcon({ password: 'abc' }));
       assert.equal(passwordOf(config), 'abc');
       assert.match(config.warnings?.[0] ?? '', /servers\[0\]\.executor\.password is shorter than 4 characters/);
+    });
+  });
+
+  describe('a secret longer than MAX_SECRET_LENGTH is refused, named by where it came from, never shown', () => {
+    const huge = `gci_${'0123456789abcdef'.repeat(MAX_SECRET_LENGTH / 16)}`;
+    const atLimit = huge.slice(0, MAX_SECRET_LENGTH);
+    before(async () => {
+      await dir.write('secrets/huge', `${huge}\n`);
+      await dir.write('secrets/at-limit', `${atLimit}\n`);
+      await dir.write('creds-huge/porter-rcon-password', huge);
+    });
+
+    const refused = async (raw: unknown, env: NodeJS.ProcessEnv, where: RegExp) => {
+      const error = await configError(load(raw, env));
+      assert.match(error.message, where);
+      assert.match(
+        error.message,
+        new RegExp(`holds ${huge.length} characters, more than the ${MAX_SECRET_LENGTH} porter accepts for a secret`),
+      );
+      assert.match(error.message, /put only the secret there/);
+      assert.ok(!error.message.includes(huge.slice(0, 32)) && !error.message.includes(huge.slice(-32)), error.message);
+    };
+
+    test('from every source: variable, inline value, file, systemd credential, a store, a webhook secret', async () => {
+      await refused(withApi({}), { PORTER_API_TOKEN: huge }, /PORTER_API_TOKEN holds/);
+      await refused(withApi({ token: huge }), {}, /api\.token holds/);
+      await refused(withApi({ tokenFile: 'secrets/huge' }), {}, /api\.tokenFile: \S+secrets\/huge holds/);
+      await refused(
+        withApi({ token: TOKEN }, { type: 'rcon' }),
+        { CREDENTIALS_DIRECTORY: `${dir.path}/creds-huge` },
+        /the systemd credential \S+porter-rcon-password holds/,
+      );
+      await refused(
+        withApi({ token: TOKEN }, { type: 'rcon', passwordFile: 'secrets/huge' }),
+        {},
+        /servers\[0\]\.executor\.passwordFile: \S+huge holds/,
+      );
+      await refused(
+        minimal({ stores: { eu: { baseUrl: 'https://eu.example.com', tokenFile: 'secrets/huge' } } }),
+        {},
+        /stores\.eu\.tokenFile: \S+huge holds/,
+      );
+      await refused(withApi({ token: TOKEN, webhookSecret: huge }), {}, /api\.webhookSecret holds/);
+    });
+
+    test('a secret of exactly MAX_SECRET_LENGTH characters is taken', async () => {
+      const config = await load(withApi({ tokenFile: 'secrets/at-limit' }));
+      assert.equal(config.api.token, atLimit);
+    });
+
+    test('a token file read again after a 401 that holds too much is not used, and says why', async () => {
+      const problems: string[] = [];
+      assert.equal(await readSecretAgain(`${dir.path}/secrets/huge`, (problem) => problems.push(problem)), undefined);
+      assert.equal(problems.length, 1);
+      assert.match(problems[0]!, /holds \d+ characters, more than the \d+ porter accepts/);
+      assert.ok(!problems[0]!.includes(huge.slice(0, 32)));
+      assert.equal(await readSecretAgain(`${dir.path}/secrets/at-limit`, (problem) => problems.push(problem)), atLimit);
+      assert.equal(problems.length, 1);
     });
   });
 

@@ -77,6 +77,22 @@ describe('schema problems', () => {
     assert.deepEqual(problems, ['log.level: expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent"']);
   });
 
+  test('players.joinGraceMs is a whole number of ms from 0 to 10 minutes, default 0 (off)', async () => {
+    const withGrace = (joinGraceMs: unknown) =>
+      minimal({ servers: [server({ type: 'rcon', password: PASSWORD }, { players: { preset: 'rust', joinGraceMs } })] });
+    assert.deepEqual(await problemsOf(withGrace(600_001)), [
+      'servers[0].players.joinGraceMs: expected at most 600000 (10 minutes): a longer grace keeps a buyer who just joined waiting that long for an online-only purchase; use 0 to turn the grace off',
+    ]);
+    assert.deepEqual(await problemsOf(withGrace(-1)), ['servers[0].players.joinGraceMs: expected a number of at least 0']);
+    assert.deepEqual(await problemsOf(withGrace(1.5)), [
+      'servers[0].players.joinGraceMs: expected a whole number, got a fractional number',
+    ]);
+    const config = await parseConfig(withGrace(600_000), '/srv/porter', {}, '/srv/porter/config.json');
+    assert.equal(config.servers[0]!.players.joinGraceMs, 600_000);
+    const plain = await parseConfig(minimal(), '/srv/porter', {}, '/srv/porter/config.json');
+    assert.equal(plain.servers[0]!.players.joinGraceMs, 0);
+  });
+
   test("the schema's own messages are kept", async () => {
     const problems = await problemsOf(minimal({ servers: [{ id: 'my-server', executor: { type: 'rcon', password: PASSWORD } }] }));
     assert.deepEqual(problems, ['servers[0].id: expected the server UUID from the store dashboard (8-4-4-4-12 hex digits)']);

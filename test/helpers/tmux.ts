@@ -15,37 +15,33 @@ export class Terminal {
   readonly #exitDir = mkdtempSync(join(tmpdir(), 'porter-tty-exit-'));
   readonly #exitFile = join(this.#exitDir, 'status');
 
-  /** Starts the Node.js program `args` (no shell) in an 120×40 pane with `env` added to the environment. */
-  constructor(args: readonly string[], env: Readonly<Record<string, string>>, cwd: string) {
-    const vars = Object.entries({ ...env, PORTER_TEST_EXIT_FILE: this.#exitFile }).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
+  /**
+   * Starts the Node.js program `args` (no shell) in an 120×40 pane with `env` added to the
+   * environment and the variables `unset` taken out of it (the pane inherits this process's).
+   * `XDG_RUNTIME_DIR` is a folder of the terminal's own unless `env` names one, so that a `porter
+   * sim` running for whoever runs the tests is never offered to `porter init` here.
+   */
+  constructor(args: readonly string[], env: Readonly<Record<string, string>>, cwd: string, unset: readonly string[] = []) {
+    const vars = Object.entries({ XDG_RUNTIME_DIR: this.#exitDir, ...env, PORTER_TEST_EXIT_FILE: this.#exitFile }).flatMap(
+      ([key, value]) => ['-e', `${key}=${value}`],
+    );
     const preload = new URL('./record-exit.js', import.meta.url).href;
-    this.#tmux([
-      'new-session',
-      '-d',
-      '-s',
-      'porter',
-      '-x',
-      '120',
-      '-y',
-      '40',
-      '-c',
-      cwd,
-      ...vars,
-      process.execPath,
-      '--import',
-      preload,
-      ...args,
-    ]);
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !unset.includes(key)));
+    this.#tmux(
+      ['new-session', '-d', '-s', 'porter', '-x', '120', '-y', '40', '-c', cwd, ...vars, process.execPath, '--import', preload, ...args],
+      inherited,
+    );
     // Keep the screen after the program ends, so its last words can be read.
     this.#tmux(['set-option', '-t', 'porter', 'remain-on-exit', 'on']);
   }
 
-  #tmux(args: readonly string[]): string {
-    return execFileSync('tmux', ['-L', this.#socket, ...args], { encoding: 'utf8' });
+  #tmux(args: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
+    return execFileSync('tmux', ['-L', this.#socket, ...args], { encoding: 'utf8', env });
   }
 
-  screen(): string {
-    return this.#tmux(['capture-pane', '-p', '-J', '-t', 'porter', '-S', '-200']);
+  /** The screen's text; with `escapes`, the escape sequences of its colours and attributes too. */
+  screen(options: { readonly escapes?: boolean } = {}): string {
+    return this.#tmux(['capture-pane', '-p', '-J', ...(options.escapes ? ['-e'] : []), '-t', 'porter', '-S', '-200']);
   }
 
   /** Types literal text (no key names interpreted). */

@@ -33,7 +33,10 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function config(name: string, overrides: { token?: string; password?: string; port?: number; serverId?: string } = {}): string {
+function config(
+  name: string,
+  overrides: { token?: string; password?: string; port?: number; serverId?: string; players?: Record<string, unknown> } = {},
+): string {
   const path = join(dir, `${name}.json`);
   writeFileSync(
     path,
@@ -51,6 +54,7 @@ function config(name: string, overrides: { token?: string; password?: string; po
             // Generous: a login on a loaded machine can take seconds; the unreachable case is refused at once.
             connectTimeoutMs: 15_000,
           },
+          ...(overrides.players === undefined ? {} : { players: overrides.players }),
         },
       ],
       stateDir: join(dir, `state-${name}`),
@@ -169,5 +173,21 @@ describe('porter rcon and porter players', () => {
     const result = await porter('players', '-c', config('players'));
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, 'steve\nalex_2\n');
+  });
+
+  test('with a join grace, players still prints everyone (one read is a first read) and says so on stderr; check names the grace', async () => {
+    const graced = config('graced', { players: { preset: 'minecraft', joinGraceMs: 30_000 } });
+    const players = await porter('players', '-c', graced);
+    assert.equal(players.code, 0, players.stderr);
+    assert.equal(players.stdout, 'steve\nalex_2\n');
+    assert.match(
+      players.stderr,
+      /players\.joinGraceMs is 30000 ms: a running porter leaves a player out .* counts everyone listed as settled/,
+    );
+    const check = await porter('check', '-c', graced);
+    assert.match(
+      check.stdout,
+      /2 players online: steve, alex_2; join grace 30000 ms \(a player is sent with pulls once listed that long\)/,
+    );
   });
 });

@@ -1,6 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type PorterProcess } from './harness.js';
 
@@ -131,6 +133,104 @@ describe('credentials and configuration rejected at start: exit 78, clear messag
       assertNoSecret(porter, [RCON_PASSWORD, SIM_TOKEN]);
       assert.equal(bed.rcon.authFailures, 0, 'porter tried the password with its CR on the game server');
       assert.equal(bed.api.claimedCount, 0);
+    } finally {
+      await bed.close();
+    }
+  });
+});
+
+describe('secrets too long to be plausible', () => {
+  /** Text no test writes by chance: hex, so that any 32 characters of it found in the output are a leak. */
+  const noise = (length: number) =>
+    randomBytes(Math.ceil(length / 2))
+      .toString('hex')
+      .slice(0, length);
+
+  /** Whether any 32-character window of `secret` is in `text` (the old failure printed the whole pattern; a part is a leak too). */
+  function holdsPartOf(text: string, secret: string): boolean {
+    for (let at = 0; at + 32 <= secret.length; at += 16) if (text.includes(secret.slice(at, at + 32))) return true;
+    return false;
+  }
+
+  test('a 60 KB passwordFile and a 40,000-character PORTER_API_TOKEN: run and check exit 78 naming both, no part of either printed', async () => {
+    const token = `gci_${noise(40_000 - 4)}`;
+    const password = noise(60_000);
+    const bed = await startBed();
+    try {
+      writeFileSync(join(bed.dir, 'rcon-password'), `${password}\n`, { mode: 0o600 });
+      bed.writeConfig((config) => {
+        delete config.api.token;
+        delete config.servers[0]!.executor.password;
+        config.servers[0]!.executor.passwordFile = 'rcon-password';
+      });
+      for (const command of ['run', 'check']) {
+        const porter = bed.spawnPorter({ env: { PORTER_API_TOKEN: token }, args: [command, '-c', bed.configPath] });
+        await exitsWith78(porter);
+        assert.match(porter.output, /PORTER_API_TOKEN holds 40000 characters, more than the 8192 porter accepts for a secret/, command);
+        assert.match(porter.output, /servers\[0\]\.executor\.passwordFile: \S*rcon-password holds 60000 characters/, command);
+        assert.match(porter.output, /put only the secret there/, command);
+        assert.ok(!holdsPartOf(porter.output, token), `${command} printed part of the token`);
+        assert.ok(!holdsPartOf(porter.output, password), `${command} printed part of the password`);
+        assert.doesNotMatch(porter.output, /Regular expression too large/, command);
+      }
+      assert.equal(bed.api.requests.length, 0, 'porter called the Seller API with a token it refused');
+    } finally {
+      await bed.close();
+    }
+  });
+
+  test('read while porter runs: a reload refuses a huge passwordFile and keeps delivering; a huge rotated token file is not used', async () => {
+    const password = noise(60_000);
+    const token = `gci_${noise(40_000 - 4)}`;
+    const bed = await startBed();
+    try {
+      const passwordFile = join(bed.dir, 'rcon-password');
+      const tokenFile = join(bed.dir, 'api-token');
+      writeFileSync(passwordFile, `${RCON_PASSWORD}\n`, { mode: 0o600 });
+      writeFileSync(tokenFile, `${SIM_TOKEN}\n`, { mode: 0o600 });
+      bed.writeConfig((config) => {
+        delete config.api.token;
+        config.api.tokenFile = './api-token';
+        delete config.servers[0]!.executor.password;
+        config.servers[0]!.executor.passwordFile = './rcon-password';
+      });
+      const porter = bed.spawnPorter();
+      await porter.waitForEvent('porter.started');
+
+      writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+      porter.kill('SIGHUP');
+      const refused = JSON.stringify(await porter.waitForEvent('reload.invalid'));
+      assert.match(refused, /passwordFile: \S*rcon-password holds 60000 characters, more than the 8192/);
+      const id = bed.api.enqueue(SIM_SERVER_ID, { command: 'say still here', offlineExecute: true });
+      await waitFor(() => bed.api.commands().find((c) => c.id === id)?.status === 'EXECUTED' || porter.exit, {
+        ...WAIT,
+        what: 'a delivery with the running configuration',
+      });
+      assert.equal(porter.exit, undefined, porter.tail());
+
+      // The store owner "rotates" the token into a file that holds far more than a token.
+      writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+      bed.api.setToken(SIM_TOKEN, null);
+      bed.api.enqueue(SIM_SERVER_ID, { command: 'say after', offlineExecute: true });
+      await exitsWith78(porter);
+      assert.match(toldBy(porter, 'api.token.unusable'), /api-token holds 40000 characters/);
+      assert.ok(!holdsPartOf(porter.output, password), 'part of the password was printed');
+      assert.ok(!holdsPartOf(porter.output, token), 'part of the token was printed');
+    } finally {
+      await bed.close();
+    }
+  });
+});
+
+describe("commander's own output", () => {
+  test('a usage error that quotes a secret given by mistake as an argument prints it scrubbed, exit 64', async () => {
+    const bed = await startBed();
+    try {
+      // A token pasted where the command goes: commander answers "unknown command '<it>'".
+      const porter = bed.spawnPorter({ env: { PORTER_API_TOKEN: SIM_TOKEN }, args: [SIM_TOKEN] });
+      assert.deepEqual(await porter.waitExit(), { code: 64, signal: null }, porter.tail());
+      assert.match(porter.stderr, /unknown command '\[Redacted\]'/);
+      assertNoSecret(porter, [SIM_TOKEN]);
     } finally {
       await bed.close();
     }

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -281,3 +282,20 @@ export function acceptedReports(command: { reports: ReadonlyArray<{ status: numb
 }
 
 export const isSettled = (status: string) => status === 'EXECUTED' || status === 'FAILED';
+
+/**
+ * Runs porter until a `give` fails with the game's `answer` (which echoes something secret), stops
+ * it (exit 0), and gives the reason the store got.
+ */
+export async function failedWithAnswer(bed: TestBed, answer: string): Promise<{ reason: string; porter: PorterProcess }> {
+  bed.rcon.setHandler((command) => (command.startsWith('give ') ? answer : undefined));
+  const id = bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 1' });
+  const porter = bed.spawnPorter();
+  await waitFor(() => bed.api.commands().find((c) => c.id === id)?.status === 'FAILED' || porter.exit, {
+    ...WAIT,
+    what: 'the failed delivery',
+  });
+  porter.kill('SIGTERM');
+  assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+  return { reason: bed.api.commands().find((c) => c.id === id)?.error ?? '', porter };
+}

@@ -5,7 +5,8 @@ import { SIM_SERVER_ID, startBed, WAIT, type TestBed } from './harness.js';
 
 /**
  * Hostile rate-limit headers through the real CLI: 429s whose Retry-After says "now" (0, negative,
- * a date in the past), one whose Retry-After is beyond what a timer can hold, and an
+ * a date in the past), one whose Retry-After is beyond what a timer can hold, one given as a date
+ * by an API whose clock is 5 minutes ahead, and an
  * X-RateLimit-Remaining that goes up and down as two API nodes counting apart would send it.
  * What must hold: never a call within a second of a 429, never a hot loop, never more of porter's
  * own calls in any rolling window than its share of the budget.
@@ -81,6 +82,38 @@ describe('hostile rate-limit headers through the real CLI', () => {
       assert.equal(porter.exit, undefined, porter.tail());
       assert.equal(pullsOf(bed).length, 1, 'pulled again during a Retry-After of 3,000,000 s');
       assert.doesNotMatch(porter.stderr, /TimeoutOverflowWarning/);
+      porter.kill('SIGTERM');
+      assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+    } finally {
+      await bed.close();
+    }
+  });
+
+  test('a Retry-After date from an API 5 minutes ahead is measured by its own Date header: porter waits 2 s, not 302 s', async () => {
+    const bed = await startBed();
+    try {
+      bed.writeConfig((config) => {
+        config.poll.idleMs = 100;
+      });
+      // A CDN in front of the API answers in dates (RFC 9110 §10.2.3), from a clock 5 minutes ahead of this host's.
+      const apiNow = Date.now() + 300_000;
+      const headers = { date: new Date(apiNow).toUTCString(), 'retry-after': new Date(apiNow + 2_000).toUTCString() };
+      bed.api.inject('pull', { status: 429, body: TOO_MANY, headers });
+      bed.api.enqueue(SIM_SERVER_ID, { command: 'say after the date' });
+      const porter = bed.spawnPorter();
+      // Measured against porter's own clock the wait would be 302 s: this bound is a fifth of it.
+      await waitFor(() => bed.api.commands().every((c) => c.status === 'EXECUTED') || porter.exit, {
+        ...WAIT,
+        timeoutMs: 60_000,
+        what: "the delivery after a 429 whose Retry-After is the API's Date + 2 s",
+      });
+      assert.equal(porter.exit, undefined, porter.tail());
+      const [refused, next] = pullsOf(bed);
+      assert.equal(refused?.status, 429);
+      assert.ok(
+        next && next.at - refused.at >= 1_990,
+        `the pull after the 429 came ${next && next.at - refused.at} ms later, within the 2 s asked`,
+      );
       porter.kill('SIGTERM');
       assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
     } finally {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startRconServer } from '../../src/fakes/faults/rcon-server.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type LogLine, type PorterProcess } from './harness.js';
+import { failedWithAnswer, RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type LogLine, type PorterProcess } from './harness.js';
 
 /**
  * Many stores in one porter, through the real CLI (docs/design.md#many-stores): two stores on
@@ -252,18 +252,7 @@ describe('two stores in one porter', () => {
         config.servers.push({ ...config.servers[0]!, id: EU_SERVER_ID, name: 'eu-1', store: 'eu-network' });
         Object.assign(config, { stores: { 'eu-network': { baseUrl: bed.api.url, tokenFile: './eu-token' } } });
       });
-      bed.rcon.setHandler((command) =>
-        command.startsWith('give ') ? `Unknown or incomplete command: ${EU_TOKEN} / ${SIM_TOKEN}` : undefined,
-      );
-      const id = bed.api.enqueue(SIM_SERVER_ID, { command: 'give Steve diamond 1' });
-      const porter = bed.spawnPorter();
-      await waitFor(() => bed.api.commands().find((c) => c.id === id)?.status === 'FAILED' || porter.exit, {
-        ...WAIT,
-        what: 'the failed delivery',
-      });
-      porter.kill('SIGTERM');
-      assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
-      const reason = bed.api.commands().find((c) => c.id === id)?.error ?? '';
+      const { reason, porter } = await failedWithAnswer(bed, `Unknown or incomplete command: ${EU_TOKEN} / ${SIM_TOKEN}`);
       assert.match(reason, /Unknown or incomplete command: \[Redacted\] \/ \[Redacted\]/);
       assertNoSecret(porter, join(bed.dir, 'state'), [SIM_TOKEN, EU_TOKEN, RCON_PASSWORD]);
     } finally {

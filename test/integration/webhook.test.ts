@@ -5,7 +5,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventBody, post, sendEvent, signedHeaders } from '../fakes/webhook-sender.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { SIM_SERVER_ID, startBed, WAIT, type PorterProcess, type TestBed } from './harness.js';
+import { startRconServer } from '../../src/fakes/faults/rcon-server.js';
+import { gate, RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type PorterProcess, type TestBed } from './harness.js';
 
 /**
  * Webhook wake-ups through the real CLI (docs/design.md#webhook-wake-ups): a sender that signs
@@ -214,6 +215,65 @@ describe('webhook wake-ups through the real CLI', () => {
       assert.match(busy.stdout, /^✖ webhook\.listen 127\.0\.0\.1:\d+: cannot listen \(EADDRINUSE\)/m);
       blocker.close();
     } finally {
+      await bed.close();
+    }
+  });
+
+  test('a store a reload adds takes its signed events while its game server still logs in, and its purchase is delivered once it has', async (t) => {
+    const LATE_SERVER_ID = '7f1c2b9e-5d44-4c1a-9b0e-3a8d6e2f4c10';
+    const LATE_TOKEN = 'gci_late_store_R4t5y6u7i8';
+    const SCOPES = ['commands:execute', 'servers:read'];
+    const bed = await startBed({
+      api: { tokens: { [SIM_TOKEN]: SCOPES, [LATE_TOKEN]: SCOPES }, servers: [SIM_SERVER_ID, LATE_SERVER_ID] },
+    });
+    const lateGame = await startRconServer({ password: RCON_PASSWORD, flavour: 'minecraft', players: ['Steve'] });
+    const loading = gate();
+    try {
+      writeFileSync(join(bed.dir, 'late-webhook-secret'), `${SECRET}\n`, { mode: 0o600 });
+      const withLateStore = (config: Record<string, unknown>) => {
+        const servers = config.servers as Array<Record<string, unknown>>;
+        const home = servers[0]!;
+        servers.push({
+          ...home,
+          id: LATE_SERVER_ID,
+          name: 'late-1',
+          store: 'late',
+          executor: { ...(home.executor as object), port: lateGame.port },
+        });
+        config.stores = { late: { baseUrl: bed.api.url, token: LATE_TOKEN, webhookSecretFile: './late-webhook-secret' } };
+      };
+      // An idle poll every 15 s: a delivery within seconds of the login is the wake's (or the first pull's), never the idle pace.
+      configure(bed, 15_000);
+      const porter = bed.spawnPorter();
+      const url = `${await started(porter)}/late`;
+      assert.equal((await sendEvent(url, { secret: SECRET }))[0]?.status, 404, 'no store "late" before the reload');
+
+      lateGame.holdLogins(loading.promise);
+      configure(bed, 15_000, withLateStore);
+      porter.kill('SIGHUP');
+      await waitFor(() => lateGame.loginsSeen >= 1, { ...WAIT, what: "the added server's login, held" });
+      bed.api.enqueue(LATE_SERVER_ID, { command: 'say paid-while-loading' });
+      const answers = await sendEvent(url, { secret: SECRET, buyer: BUYER });
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [204],
+        'a signed event for a store the reload configures is accepted while its server logs in',
+      );
+      assert.equal(porter.events('reload.done').length, 0, 'the login was still held when the event came');
+
+      const releasedAt = Date.now();
+      loading.open();
+      await porter.waitForEvent('reload.done');
+      await waitFor(() => lateGame.executed.some((e) => e.command === 'say paid-while-loading'), { ...WAIT, what: 'the delivery' });
+      const latency = Date.now() - releasedAt;
+      assert.ok(latency < 7_500, `delivered ${latency} ms after the login: that is the idle poll's doing, not the wake-up's`);
+      t.diagnostic(`login released → executed on the game server: ${latency} ms (idle poll every 15 s)`);
+      porter.kill('SIGTERM');
+      assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+      assertNoBuyerData(bed, porter);
+    } finally {
+      loading.open();
+      await lateGame.close();
       await bed.close();
     }
   });

@@ -140,10 +140,16 @@ function cleanExit(life: Life): boolean {
   return life.exit?.signal === 'SIGTERM' && life.porter.stdout === '' && life.porter.stderr === '';
 }
 
+/** The secret, and of a long one (a seed with huge secrets) 32-character pieces of it: a leaked half is a leak too. */
+function piecesOf(secret: string): string[] {
+  if (secret.length <= 64) return [secret];
+  return Array.from({ length: Math.floor((secret.length - 32) / 256) + 1 }, (_, n) => secret.slice(n * 256, n * 256 + 32));
+}
+
 function secrets({ world, lives }: Played): string[] {
   const verdicts: string[] = [];
   for (const secret of world.secrets()) {
-    const life = lives.findIndex((l) => l.porter.output.includes(secret));
+    const life = lives.findIndex((l) => piecesOf(secret).some((piece) => l.porter.output.includes(piece)));
     if (life >= 0) verdicts.push(`no secret leaves: porter #${life + 1} printed a secret starting ${secret.slice(0, 8)}…`);
   }
   return verdicts;

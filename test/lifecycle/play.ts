@@ -95,6 +95,7 @@ const DISRUPTIVE: ReadonlySet<LifecycleEvent['kind']> = new Set([
   'store-slow',
   'revoke',
   'reload',
+  'churn',
   'remove-busy',
   'api-fault',
 ]);
@@ -242,6 +243,15 @@ export class Player {
       case 'reload':
         this.log.push(`        ${await world.change(event.change, now())}`);
         return this.#reload();
+      case 'churn':
+        for (let i = 0; i < event.reloads; i++) {
+          this.#later(i * event.everyMs, async () => {
+            if (now() < this.#quietUntil) return;
+            this.log.push(`        churn: ${await world.change({ kind: 'replace-servers', count: event.replace }, now())}`);
+            await this.#reload();
+          });
+        }
+        return;
       case 'revoke':
         return this.#revoke(world.store(event.store)!);
       case 'restore':

@@ -38,7 +38,9 @@ export type Change =
   | { readonly kind: 'remove-server'; readonly server: number }
   | { readonly kind: 'move-server'; readonly server: number; readonly store: number }
   | { readonly kind: 'add-store'; readonly origin: number; readonly servers: number }
-  | { readonly kind: 'remove-store'; readonly store: number };
+  | { readonly kind: 'remove-store'; readonly store: number }
+  /** Servers that come and go: `count` servers (the longest configured first) replaced by as many with new ids. */
+  | { readonly kind: 'replace-servers'; readonly count: number };
 
 export type LifecycleEvent =
   | { readonly kind: 'purchase'; readonly server: number; readonly slowMs: number }
@@ -57,6 +59,8 @@ export type LifecycleEvent =
   /** SIGTERM (a second one `secondAfterMs` later when set); porter is started again once it exited. */
   | { readonly kind: 'stop'; readonly secondAfterMs: number | undefined }
   | { readonly kind: 'reload'; readonly change: Change | undefined }
+  /** Servers that come and go all day: `reloads` reloads `everyMs` apart, each replacing `replace` servers with new ids. */
+  | { readonly kind: 'churn'; readonly reloads: number; readonly replace: number; readonly everyMs: number }
   | { readonly kind: 'revoke'; readonly store: number }
   | { readonly kind: 'restore'; readonly store: number }
   | { readonly kind: 'store-slow'; readonly store: number; readonly delayMs: number; readonly forMs: number }
@@ -193,6 +197,13 @@ const event: fc.Arbitrary<LifecycleEvent> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('game-slow' as const), game: index, ms: fc.constantFrom(300, 1_500), forMs }) },
 );
 
+const churn: fc.Arbitrary<LifecycleEvent> = fc.record({
+  kind: fc.constant('churn' as const),
+  reloads: fc.integer({ min: 3, max: 8 }),
+  replace: fc.integer({ min: 1, max: 3 }),
+  everyMs: fc.integer({ min: 100, max: 700 }),
+});
+
 const purchase: fc.Arbitrary<LifecycleEvent> = fc.record({
   kind: fc.constant('purchase' as const),
   server: index,
@@ -207,10 +218,12 @@ const schedule = shape.chain((s) =>
     .tuple(
       fc.array(fc.tuple(when(s.durationMs), event), { minLength: 6, maxLength: 16 }),
       fc.array(fc.tuple(fc.integer({ min: 0, max: s.durationMs }), purchase), { minLength: 8, maxLength: 40 }),
+      // Drawn last, so the events and purchases of a seed are those it had before churn existed.
+      fc.option(fc.tuple(fc.integer({ min: 0, max: s.durationMs }), churn), { freq: 3, nil: undefined }),
     )
-    .map(([events, purchases]) => ({
+    .map(([events, purchases, churned]) => ({
       shape: s,
-      events: [...events, ...purchases]
+      events: [...events, ...purchases, ...(churned ? [churned] : [])]
         .map(([at, e]) => ({ at, event: e }))
         .sort((a, b) => a.at - b.at || kindOrder(a.event) - kindOrder(b.event)),
     })),

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { startAgonesSdk } from '../../src/fakes/agones-sdk.js';
 import { startRconServer, type FakeRconServer } from '../../src/fakes/faults/rcon-server.js';
 import { startSellerApi, type FakeSellerApi } from '../../src/fakes/faults/seller-api.js';
+import { MAX_SECRET_LENGTH } from '../../src/config/secrets.js';
 import type { Change, Schedule, Shape } from './schedule.js';
 
 /**
@@ -164,6 +165,8 @@ export class World {
         for (let n = 0; n < change.servers; n++) this.#addServer(label, at);
         return `added store ${label}`;
       }
+      case 'replace-servers':
+        return this.#replace(change.count, at);
       case 'remove-store': {
         const named = [...this.stores.values()].filter((s) => s.label !== 'default');
         const store = named[change.store % Math.max(1, named.length)];
@@ -174,6 +177,20 @@ export class World {
         return `removed store ${store.label}`;
       }
     }
+  }
+
+  /** Replaces up to `count` servers, the longest configured first, each by a new id on the same store; says which. */
+  #replace(count: number, at: number): string {
+    const replaced: string[] = [];
+    for (const server of [...this.servers]) {
+      if (replaced.length >= count) break;
+      if (!this.#deliverable(this.servers.filter((s) => s !== server))) continue;
+      const added = this.#addServer(server.store, at);
+      if (!added) break;
+      this.servers = this.servers.filter((s) => s !== server);
+      replaced.push(`${server.name} by ${added.name}`);
+    }
+    return replaced.length > 0 ? `replaced ${replaced.join(', ')}` : 'nothing replaced (no id left)';
   }
 
   /** Every store refused is exit 78 by design: a run keeps one server whose store's token is good. */
@@ -259,8 +276,25 @@ function writeAtomically(path: string, text: string): void {
   renameSync(`${path}.tmp`, path);
 }
 
+/**
+ * One seed in three plays with huge secrets, as long as each can still work: API tokens of
+ * MAX_SECRET_LENGTH characters, game passwords of 1400 (a Minecraft RCON packet carries 1446
+ * bytes). Taken from the seed, not drawn in the schedule, so every seed's schedule stays the one
+ * that found its defect; a failing seed says whether its secrets were huge.
+ */
+export function hugeSecrets(seed: number): boolean {
+  return seed % 3 === 0;
+}
+
+/** `length` hex characters, the same for the same `what`. */
+function hexOf(what: string, length: number): string {
+  let hex = '';
+  for (let n = 0; hex.length < length; n++) hex += createHash('sha256').update(`${what}:${n}`).digest('hex');
+  return hex.slice(0, length);
+}
+
 function gamePassword(seed: number, i: number): string {
-  return `rcon-${createHash('sha256').update(`${seed}:game:${i}`).digest('hex').slice(0, 16)}`;
+  return `rcon-${hexOf(`${seed}:game:${i}`, hugeSecrets(seed) ? 1400 - 5 : 16)}`;
 }
 
 function startGame(seed: number, i: number): Promise<FakeRconServer> {
@@ -268,7 +302,7 @@ function startGame(seed: number, i: number): Promise<FakeRconServer> {
 }
 
 function tokenOf(seed: number, i: number): string {
-  return `gci_lc_${createHash('sha256').update(`${seed}:token:${i}`).digest('hex').slice(0, 24)}`;
+  return `gci_lc_${hexOf(`${seed}:token:${i}`, hugeSecrets(seed) ? MAX_SECRET_LENGTH - 7 : 24)}`;
 }
 
 function uuidOf(seed: number, i: number): string {

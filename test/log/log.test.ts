@@ -34,9 +34,9 @@ function capture(isTTY = false): { stream: Writable; text: () => string; lines: 
 }
 
 describe('JSON logging', () => {
-  test('one JSON object per line with an ISO time and the level as a label, no pid or hostname', () => {
+  test('one JSON object per line with an ISO time and the level as a label, no pid or hostname', async () => {
     const out = capture();
-    const logger = createLogger({ level: 'info', destination: out.stream });
+    const logger = await createLogger({ level: 'info', destination: out.stream });
     logger.info({ event: 'delivery.done', serverId: 's1', commandId: '42', outcome: 'done', ms: 12 }, 'delivered');
     logger.debug('not shown at info');
     const [line, ...rest] = out.lines();
@@ -50,15 +50,15 @@ describe('JSON logging', () => {
     assert.ok(!('pid' in line) && !('hostname' in line));
   });
 
-  test('is JSON, not pretty, when the destination is not a TTY and pretty is not set', () => {
+  test('is JSON, not pretty, when the destination is not a TTY and pretty is not set', async () => {
     const out = capture(false);
-    createLogger({ level: 'info', destination: out.stream }).warn('hello');
+    (await createLogger({ level: 'info', destination: out.stream })).warn('hello');
     assert.equal(out.lines()[0]?.msg, 'hello');
   });
 
-  test('a secret in an error message, its cause, its stack, a nested object and the message is scrubbed', () => {
+  test('a secret in an error message, its cause, its stack, a nested object and the message is scrubbed', async () => {
     const out = capture();
-    const logger = createLogger({ level: 'info', destination: out.stream, secrets: new SecretBook([TOKEN, PASSWORD]) });
+    const logger = await createLogger({ level: 'info', destination: out.stream, secrets: new SecretBook([TOKEN, PASSWORD]) });
     const cause = new Error(`auth failed for password ${PASSWORD}`);
     const error = Object.assign(new Error(`request with Bearer ${TOKEN} failed`, { cause }), {
       details: { request: { body: `{"note":"${TOKEN}"}` } },
@@ -78,10 +78,10 @@ describe('JSON logging', () => {
     assert.equal((second?.error as { message: string }).message, `bad ${REDACTED}`);
   });
 
-  test('secrets with characters JSON escapes are scrubbed in their escaped form', () => {
+  test('secrets with characters JSON escapes are scrubbed in their escaped form', async () => {
     const tricky = 'pa"ss\\word\n1';
     const out = capture();
-    const logger = createLogger({ level: 'info', destination: out.stream, secrets: new SecretBook([tricky]) });
+    const logger = await createLogger({ level: 'info', destination: out.stream, secrets: new SecretBook([tricky]) });
     logger.info({ value: tricky, inner: JSON.stringify({ value: tricky }) }, 'x');
     const text = out.text();
     assert.ok(!text.includes(JSON.stringify(tricky).slice(1, -1)), text);
@@ -90,9 +90,9 @@ describe('JSON logging', () => {
     assert.equal(line?.inner, `{"value":"${REDACTED}"}`);
   });
 
-  test('known secret keys are redacted even when the value is not registered or is short', () => {
+  test('known secret keys are redacted even when the value is not registered or is short', async () => {
     const out = capture();
-    const logger = createLogger({ level: 'info', destination: out.stream });
+    const logger = await createLogger({ level: 'info', destination: out.stream });
     logger.info(
       { token: 'abc', password: 'p', headers: { authorization: 'Bearer zz' }, executor: { password: 'q' }, server: { password: 'r' } },
       'keys',
@@ -105,10 +105,10 @@ describe('JSON logging', () => {
     assert.deepEqual(line?.server, { password: REDACTED });
   });
 
-  test('the book is read at each line, so secrets learned later are covered, also by child loggers', () => {
+  test('the book is read at each line, so secrets learned later are covered, also by child loggers', async () => {
     const out = capture();
     const known = new SecretBook();
-    const logger = createLogger({ level: 'info', destination: out.stream, secrets: known });
+    const logger = await createLogger({ level: 'info', destination: out.stream, secrets: known });
     const child = logger.child({ serverId: 's1' });
     child.info(`before ${TOKEN}`);
     known.add(TOKEN);
@@ -121,9 +121,9 @@ describe('JSON logging', () => {
 });
 
 describe('pretty logging', () => {
-  test('is written synchronously in this thread (no transport worker), scrubbed, uncoloured off a TTY', () => {
+  test('is written synchronously in this thread (no transport worker), scrubbed, uncoloured off a TTY', async () => {
     const out = capture();
-    const logger = createLogger({ level: 'info', pretty: true, destination: out.stream, secrets: new SecretBook([TOKEN]) });
+    const logger = await createLogger({ level: 'info', pretty: true, destination: out.stream, secrets: new SecretBook([TOKEN]) });
     logger.info({ serverId: 's1', err: new Error(`boom ${TOKEN}`) }, 'delivered');
     // No await: a worker-thread transport could not have produced output yet.
     const text = out.text();
@@ -135,9 +135,9 @@ describe('pretty logging', () => {
     assert.ok(!text.trimStart().startsWith('{'), 'not JSON');
   });
 
-  test('a delivery is one line: server, command, id, outcome and ms in words; buyer text JSON-quoted', () => {
+  test('a delivery is one line: server, command, id, outcome and ms in words; buyer text JSON-quoted', async () => {
     const out = capture();
-    const logger = createLogger({ level: 'info', pretty: true, destination: out.stream }).child({ server: 'itest' });
+    const logger = (await createLogger({ level: 'info', pretty: true, destination: out.stream })).child({ server: 'itest' });
     logger.info({ event: 'delivery.done', id: '42', outcome: 'done', ms: 12, command: 'give Steve diamond 1' }, 'delivered');
     logger.warn(
       { event: 'delivery.failed', id: '43', outcome: 'failed', ms: 40, command: 'say \u001b[2Jhi', reason: 'No player was found' },
@@ -151,18 +151,30 @@ describe('pretty logging', () => {
     assert.ok(!out.text().includes('delivery.'), 'the event name is for machines: a person reads the message');
   });
 
-  test('is chosen by default when the destination is a TTY, with colours', () => {
-    const out = capture(true);
-    createLogger({ level: 'info', destination: out.stream }).warn('tty');
-    const text = out.text();
-    assert.match(text, /WARN/);
-    assert.match(text, /tty/);
-    assert.ok(text.includes('\u001b['));
+  test('is chosen by default when the destination is a TTY, with colours', async () => {
+    for (const env of [{}, { NO_COLOR: '' }]) {
+      const out = capture(true);
+      (await createLogger({ level: 'info', destination: out.stream, env })).warn('tty');
+      const text = out.text();
+      assert.match(text, /WARN/);
+      assert.match(text, /tty/);
+      assert.ok(text.includes('\u001b['), `colours with ${JSON.stringify(env)}`);
+    }
   });
 
-  test('pretty: false keeps JSON on a TTY', () => {
+  test('NO_COLOR present and not empty: no colour on a TTY either (https://no-color.org)', async () => {
+    for (const NO_COLOR of ['1', '0', 'false']) {
+      const out = capture(true);
+      (await createLogger({ level: 'info', destination: out.stream, env: { NO_COLOR } })).warn('tty');
+      const text = out.text();
+      assert.match(text, /WARN: tty/);
+      assert.ok(!text.includes('\u001b'), `no escape with NO_COLOR=${NO_COLOR}: ${JSON.stringify(text)}`);
+    }
+  });
+
+  test('pretty: false keeps JSON on a TTY', async () => {
     const out = capture(true);
-    createLogger({ level: 'info', pretty: false, destination: out.stream }).warn('json');
+    (await createLogger({ level: 'info', pretty: false, destination: out.stream })).warn('json');
     assert.equal(out.lines()[0]?.msg, 'json');
   });
 });
@@ -173,7 +185,7 @@ describe('file descriptor destination', () => {
     const file = join(dir, 'out.log');
     const fd = openSync(file, 'w');
     try {
-      const logger = createLogger({ level: 'info', destination: fd, secrets: new SecretBook([PASSWORD]) });
+      const logger = await createLogger({ level: 'info', destination: fd, secrets: new SecretBook([PASSWORD]) });
       for (let i = 0; i < 100; i++) logger.info({ i }, `line ${i} ${PASSWORD}`);
       await flushLogger(logger);
       const lines = (await readFile(file, 'utf8')).trim().split('\n');
@@ -187,7 +199,7 @@ describe('file descriptor destination', () => {
 
   test('flushLogger resolves for a stream destination too', async () => {
     const out = capture();
-    const logger = createLogger({ level: 'info', destination: out.stream });
+    const logger = await createLogger({ level: 'info', destination: out.stream });
     logger.info('x');
     await flushLogger(logger);
     assert.equal(out.lines().length, 1);

@@ -82,7 +82,7 @@ test('a secret the book learned, at any time and by any path, never leaves in a 
     fc.asyncProperty(secretArb, fc.array(fc.oneof(learning, leaving), { minLength: 1, maxLength: 25 }), async (initialToken, steps) => {
       const book = new SecretBook();
       const out = capture();
-      const logger = createLogger({ level: 'info', pretty: false, destination: out.stream, secrets: book });
+      const logger = await createLogger({ level: 'info', pretty: false, destination: out.stream, secrets: book });
       // The token file, as a store owner rotates it; the client reads it again after a 401.
       let tokenOnDisk = initialToken;
       const client = createApiClient(

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parseConfig } from '../../src/config/load.js';
 import { GAMES } from '../../src/games/registry.js';
@@ -24,7 +24,8 @@ import {
   type Egg,
 } from './panel.js';
 import { engineMissing, logsOf, podman, removeAll, RUN_FLAGS } from './podman.js';
-import { readRepoFile, repoRoot } from './repo.js';
+import { readRepoFile } from './repo.js';
+import { releaseTarball } from './packed.js';
 import { run } from './run.js';
 
 /**
@@ -167,13 +168,11 @@ describe('the egg, run as Wings runs it (podman)', { skip, timeout: 1_800_000 },
       base = await ensureNodeBase();
       yolk = await buildYolk(base);
       work = mkdtempSync(join(tmpdir(), 'porter-egg-'));
-      const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: repoRoot, timeoutMs: 120_000 });
-      assert.equal(packed.code, 0, packed.stderr);
-      const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'))!;
+      const tarball = basename(await releaseTarball(work));
       // The release tarball URL the owner puts in PORTER_PACKAGE.
       files = createServer((req, res) => {
         if (req.url !== `/${tarball}`) return void res.writeHead(404).end();
-        res.writeHead(200, { 'content-type': 'application/gzip' }).end(readFileSync(join(work, tarball)));
+        res.writeHead(200, { 'content-type': 'application/gzip' }).end(readFileSync(join(work, 'release', tarball)));
       });
       await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
       api = await startSellerApi();
@@ -240,7 +239,7 @@ describe('the egg, run as Wings runs it (podman)', { skip, timeout: 1_800_000 },
       installOutput = result.stdout + result.stderr;
       assert.equal(result.code, 0, installOutput.slice(-4000));
       assert.match(installOutput, /porter: installed porter \d+\.\d+\.\d+/);
-      for (const file of ['porter.json', 'node_modules/.bin/porter', 'node_modules/porter/dist/bundle/porter.js'])
+      for (const file of ['porter.json', 'node_modules/.bin/porter', 'node_modules/porter-connector/dist/bundle/porter.js'])
         assert.ok(existsSync(join(serverDir, file)), file);
       for (const secret of [SIM_TOKEN, PASSWORD]) assert.ok(!installOutput.includes(secret), 'no secret in the install output');
     } finally {

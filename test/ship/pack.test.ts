@@ -8,6 +8,7 @@ import { startRconServer } from '../../src/fakes/rcon-server.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi } from '../../src/fakes/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { installPackedPorter } from './packed.js';
+import { repoRoot } from './repo.js';
 import { run, which } from './run.js';
 import { makeUnitRoot } from './unit-root.js';
 
@@ -29,14 +30,15 @@ describe('npm pack → npm install -g → porter', { timeout: 240_000 }, () => {
   let root = '';
   let porter = '';
   let packageDir = '';
+  let installOutput = '';
 
   before(async () => {
     work = mkdtempSync(join(tmpdir(), 'porter-pack-'));
     root = makeUnitRoot('absent');
     const prefix = join(root, 'usr/local');
-    await installPackedPorter(work, prefix);
+    installOutput = await installPackedPorter(work, prefix);
     porter = join(prefix, 'bin/porter');
-    packageDir = join(prefix, 'lib/node_modules/porter');
+    packageDir = join(prefix, 'lib/node_modules/porter-connector');
   });
 
   after(() => {
@@ -71,7 +73,31 @@ describe('npm pack → npm install -g → porter', { timeout: 240_000 }, () => {
     for (const absent of ['src', 'test', 'dist/test', 'tsconfig.json', '.ci', 'Dockerfile', 'state']) {
       assert.ok(!existsSync(join(packageDir, absent)), `${absent} is not shipped`);
     }
-    assert.ok(!existsSync(join(packageDir, 'node_modules/typescript')), 'dev dependencies are not installed');
+    // Every library is inside the bundle: installing porter installs porter alone.
+    assert.ok(!existsSync(join(packageDir, 'node_modules')), 'no dependency is installed');
+    const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    assert.deepEqual(
+      ['scripts', 'dependencies', 'devDependencies', 'allowScripts'].filter((key) => key in manifest),
+      [],
+      'the installed manifest runs nothing and needs nothing',
+    );
+  });
+
+  test('installing it prints no install-script warning (npm 11 names a package whose scripts it skipped)', () => {
+    assert.doesNotMatch(installOutput, /install.scripts|allowScripts|prepare/i, installOutput);
+  });
+
+  test('the installed package runs on the Node the image and the executables ship (24): --version and demo', async (t) => {
+    const fetched = await run(process.execPath, ['scripts/release/ship-node.mjs', 'x64'], { cwd: repoRoot, timeoutMs: 170_000 });
+    assert.equal(fetched.code, 0, fetched.stderr);
+    const node24 = fetched.stdout.trim();
+    const bin = join(packageDir, 'dist/bundle/porter.js');
+    const version = await run(node24, [bin, '--version'], { timeoutMs: 30_000 });
+    assert.equal(version.stdout.trim(), (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version);
+    const demo = await run(node24, [bin, 'demo'], { timeoutMs: 120_000 });
+    assert.equal(demo.code, 0, demo.stdout + demo.stderr);
+    assert.equal((demo.stdout.match(/✔ EXECUTED/g) ?? []).length, 5, demo.stdout);
+    t.diagnostic(`on ${(await run(node24, ['--version'])).stdout.trim()}: porter demo delivered 5 of 6 (Notch is never online)`);
   });
 
   test(

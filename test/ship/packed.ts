@@ -1,25 +1,37 @@
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { repoRoot } from './repo.js';
 import { run } from './run.js';
 
-/** npm install -g of a tarball resolves and copies the dependencies: slow on a loaded CI machine. */
+/** npm install -g of a tarball on a loaded CI machine. */
 const INSTALL_TIMEOUT_MS = 170_000;
 
 /**
- * The package as a user gets it: `npm pack` of this tree into `work`, then `npm install -g
- * --prefix <prefix>` of that tarball. --ignore-scripts: `prepare` (tsc over the whole tree)
- * already ran for this test run, and running it again would rebuild dist/ under the other tests.
+ * The npm package of a release (scripts/release/npm-package.mjs), made from this tree's build
+ * into `work`/release: what `npm run release` publishes. --no-build: the build already ran for this test
+ * run, and running it again would rebuild dist/ under the other tests. Resolves with its path.
  */
-export async function installPackedPorter(work: string, prefix: string): Promise<void> {
-  const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: repoRoot, timeoutMs: 60_000 });
-  assert.equal(packed.code, 0, packed.stderr);
-  const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
-  assert.ok(tarball, 'npm pack wrote a tarball');
-  const installed = await run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', join(work, tarball)], {
+export async function releaseTarball(work: string): Promise<string> {
+  const made = await run(process.execPath, ['scripts/release.mjs', '--no-build', '--only', 'npm', '--out', join(work, 'release')], {
+    cwd: repoRoot,
+    timeoutMs: 120_000,
+  });
+  assert.equal(made.code, 0, made.stderr);
+  const line = /^release: npm package: (\S+)/m.exec(made.stdout);
+  assert.ok(line, `the release build names its tarball:\n${made.stdout}`);
+  return resolve(repoRoot, line[1]!);
+}
+
+/**
+ * The package as a user gets it: the release's tarball, `npm install -g --prefix <prefix>`.
+ * Resolves with what npm printed, which must hold no install-script warning.
+ */
+export async function installPackedPorter(work: string, prefix: string): Promise<string> {
+  const tarball = await releaseTarball(work);
+  const installed = await run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tarball], {
     cwd: work,
     timeoutMs: INSTALL_TIMEOUT_MS,
   });
   assert.equal(installed.code, 0, `npm install -g failed:\n${installed.stderr}`);
+  return installed.stdout + installed.stderr;
 }

@@ -43,6 +43,10 @@ export interface FakeRconServer extends PlainRconServer {
   setHandler(handler: RconCommandHandler | undefined): void;
   /** Answers each login only after `ms` (0: at once): a game server busy loading, or a host under load. */
   setLoginDelay(ms: number): void;
+  /** Answers each login only once `until` settles (undefined: at once): a game server loading its world for as long as the test chooses. */
+  holdLogins(until: Promise<void> | undefined): void;
+  /** Logins received so far, answered or held. */
+  readonly loginsSeen: number;
   /** Answers every command (player listings too) only after `ms` more (0: as usual): a lagging server. */
   setAnswerDelay(ms: number): void;
 }
@@ -59,7 +63,9 @@ class FaultyRconServer extends RconServer implements FakeRconServer {
   readonly #faults: RconFault[] = [];
   #handler: RconCommandHandler | undefined;
   #loginDelayMs = 0;
+  #loginHold: Promise<void> | undefined;
   #answerDelayMs = 0;
+  loginsSeen = 0;
   floodedBytes = 0;
 
   failNext(kind: RconFault): void {
@@ -74,11 +80,17 @@ class FaultyRconServer extends RconServer implements FakeRconServer {
     this.#loginDelayMs = ms;
   }
 
+  holdLogins(until: Promise<void> | undefined): void {
+    this.#loginHold = until;
+  }
+
   setAnswerDelay(ms: number): void {
     this.#answerDelayMs = ms;
   }
 
   override async login(password: string): Promise<boolean> {
+    this.loginsSeen++;
+    await this.#loginHold?.catch(() => undefined);
     // Unref'd: a login held this long must not keep a test process alive once everything else closed.
     if (this.#loginDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#loginDelayMs).unref());
     return super.login(password);
