@@ -9,11 +9,12 @@
 // Files that share a process share its globals: a test that passes in `npm test` and fails here
 // (or the other way round) leaves something behind for the next file, which is worth fixing.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { testFiles } from './test-files.mjs';
 
 /** The other tiers: test:integration (programs, terminals) and test:ship (what is shipped). */
 const ELSEWHERE = ['dist/test/integration', 'dist/test/lifecycle', 'dist/test/ship'];
@@ -40,7 +41,7 @@ async function runHere(files) {
 
 async function main() {
   const started = Date.now();
-  const files = [...testFiles('dist/test')].filter((file) => !ELSEWHERE.some((dir) => file.startsWith(`${dir}/`))).sort();
+  const files = testFiles('dist/test').filter((file) => !ELSEWHERE.some((dir) => file.startsWith(`${dir}/`)));
   const known = readTimes();
   const shares = balance(files, known, Math.min(PROCESSES, files.length));
   const scratch = mkdtempSync(join(tmpdir(), 'porter-unit-'));
@@ -51,14 +52,6 @@ async function main() {
     process.exitCode = results.every((result) => result.ok) ? 0 : 1;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
-  }
-}
-
-function* testFiles(dir) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) yield* testFiles(path);
-    else if (entry.name.endsWith('.test.js')) yield path;
   }
 }
 

@@ -58,7 +58,7 @@ async function playSeed(seed: number): Promise<void> {
     assert.deepEqual(
       verdicts,
       [],
-      `lifecycle seed ${seed} broke the promise (replay: PORTER_LIFECYCLE_SEED=${seed} node --test dist/test/lifecycle/)\n` +
+      `lifecycle seed ${seed} broke the promise (replay: PORTER_LIFECYCLE_SEED=${seed} node --test dist/test/lifecycle/lifecycle.test.js)\n` +
         `world: ${JSON.stringify(schedule.shape)}${hugeSecrets(seed) ? ', huge secrets' : ''}\n${played.log.join('\n')}\n\n${verdicts.join('\n')}`,
     );
   } finally {
