@@ -9,7 +9,7 @@ const PACKAGE_NAME = 'porter-connector';
 /**
  * The files of porter's own package (package.json, config.schema.json, systemd/porter.service),
  * wherever this porter came from: a clone or an npm install keeps them beside the bundle, a
- * single executable (docs/install.md#single-executable) carries them inside as assets, since it
+ * single executable (docs/install.md#the-single-executable-no-nodejs-needed) carries them inside as assets, since it
  * is one file with nothing beside it. Undefined when the file is not there.
  */
 export function packageText(name: string): string | undefined {

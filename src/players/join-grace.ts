@@ -1,5 +1,5 @@
 /**
- * The join grace (`players.joinGraceMs`, docs/configuration.md#players): an identifier that a
+ * The join grace (`players.joinGraceMs`, docs/configuration.md#keys): an identifier that a
  * player read lists for the first time is held out of the pull's online list until it has been
  * listed for `graceMs` without a break, so an online-only command is not claimed for a player who
  * is still loading in.

@@ -8,7 +8,7 @@ import type { HealthServerPart, HealthSource, StoreStatus } from '../../src/heal
 import { fakeDaemon, fakeServer, manualClock, parseMetrics } from './fakes.js';
 
 /**
- * A server a reload removed leaves /metrics (issue 34, item 3): a host that replaces servers all
+ * A server a reload removed leaves /metrics: a host that replaces servers all
  * day must not keep one set of delivery series per server it ever ran. A configured server whose
  * loop stopped (its store's token refused) keeps them.
  */

@@ -7,7 +7,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { startBed, WAIT, type PorterProcess } from './harness.js';
 
 /**
- * Servers that come and go all day (issue 34, item 3): 1,000 servers in one porter, each reload
+ * Servers that come and go all day: 1,000 servers in one porter, each reload
  * replacing 500 of them with new ids, against the Seller API simulator. porter keeps a removed
  * server's call budget only while the API can still count its calls (docs/design.md#the-call-budget),
  * so its heap levels off; it used to keep one budget per server id ever seen (~0.8 MB a reload
