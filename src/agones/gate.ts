@@ -1,4 +1,4 @@
-import { GateWaiters } from '../delivery/claim-gates.js';
+import { GateWaiters } from '../gate-waiters.js';
 import { decisionFor, type GateDecision } from './state.js';
 
 /**

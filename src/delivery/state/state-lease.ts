@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import type { Clock } from '../../clock.js';
 import { describeHolder, formatHolder, parseHolder, renewed, type LockHolder } from './lock-holder.js';
 import { readStateFileSync } from './state-file.js';
-import { GateWaiters } from '../claim-gates.js';
+import { GateWaiters } from '../../gate-waiters.js';
 
 /**
  * The lease's timing (docs/design.md#the-state-lock). The holder rewrites its record every
@@ -22,7 +22,7 @@ export type LostReason = string;
 
 type LeaseFiles = Pick<typeof fs, 'renameSync' | 'writeFileSync' | 'unlinkSync'> & Parameters<typeof readStateFileSync>[1];
 
-export interface LeaseOptions {
+interface LeaseOptions {
   readonly path: string;
   /** The record this porter wrote when it took the lock (it carries this run's nonce). */
   readonly holder: LockHolder;
