@@ -1,3 +1,4 @@
+import { GateWaiters } from '../gate-waiters.js';
 import { decisionFor, type GateDecision } from './state.js';
 
 /**
@@ -7,7 +8,7 @@ import { decisionFor, type GateDecision } from './state.js';
  */
 export class ClaimGate {
   #state: string | undefined;
-  #waiters = new Set<() => void>();
+  readonly #waiters = new GateWaiters();
 
   get state(): string | undefined {
     return this.#state;
@@ -23,8 +24,7 @@ export class ClaimGate {
     this.#state = state;
     const after = this.decision;
     if (after === 'claim') {
-      for (const release of this.#waiters) release();
-      this.#waiters.clear();
+      this.#waiters.releaseAll();
     }
     return { before, after };
   }
@@ -34,21 +34,13 @@ export class ClaimGate {
     return this.decision === 'claim';
   }
 
+  heldBecause(): string {
+    return 'claims are held (the Agones GameServer is not Ready, Reserved or Allocated)';
+  }
+
   /** Resolves at once while claims are allowed, else when they are; rejects when `signal` aborts. */
   waitOpen(signal: AbortSignal): Promise<void> {
     if (this.decision === 'claim') return Promise.resolve();
-    if (signal.aborted) return Promise.reject(signal.reason as Error);
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        this.#waiters.delete(release);
-        reject(signal.reason as Error);
-      };
-      const release = () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      this.#waiters.add(release);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+    return this.#waiters.wait(signal);
   }
 }

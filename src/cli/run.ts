@@ -52,6 +52,8 @@ export function registerRun(program: Command, secrets: SecretBook): void {
           secrets,
           reload: async () => sharded(await loadShardFor(options.config, shard, secrets)),
           earlySignals: takeEarlySignals,
+          // Another porter owns the state directory now: not one more write there (the log is synchronous).
+          onLockLost: () => process.exit(78),
           ...(agonesPort === undefined ? {} : { agonesPort }),
         });
         await flushLogger(logger);

@@ -4,7 +4,8 @@ import { MAX_TIMER_MS, systemClock, type Clock } from '../clock.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
 import { Journal } from '../delivery/journal/journal.js';
 import { DeliveryHistory } from '../delivery/history/history.js';
-import { lockStateDir } from '../delivery/state/state-lock.js';
+import { lockStateDir, type StateLock } from '../delivery/state/state-lock.js';
+import { allGates } from '../delivery/claim-gates.js';
 import { exitCodeOf, isConfigurationError } from '../errors.js';
 import { configSecrets } from '../config/secrets.js';
 import type { AgonesWiring } from '../agones/wiring.js';
@@ -45,6 +46,13 @@ interface DaemonOptions {
   readonly earlySignals?: () => { readonly hangup: boolean; readonly stop: boolean };
   /** The Agones SDK's HTTP port on localhost, inside a GameServer pod (docs/design.md#agones). */
   readonly agonesPort?: number;
+  /**
+   * Another porter took over the state directory (this one's lease went unrefreshed: frozen, or
+   * its disk failed): called right after the state.lock.lost line, and expected not to return
+   * (the CLI exits 78 there, touching nothing in stateDir again). Without it the daemon stops as
+   * fast as it can, abandoning the command in hand and writing nothing more to the journal itself.
+   */
+  readonly onLockLost?: () => void;
 }
 
 /**
@@ -79,7 +87,9 @@ class Daemon {
   readonly #options: DaemonOptions;
   readonly #logger: Logger;
   readonly #clock: Clock;
-  readonly #unlock: () => void;
+  readonly #lock: StateLock;
+  /** Another porter holds the state directory now: nothing of this one's may be written there. */
+  #lockLost = false;
   readonly #journal: Journal;
   // Every secret of every configuration this daemon has run, whoever started it, plus any the caller knows besides.
   readonly #secrets: SecretBook;
@@ -98,19 +108,35 @@ class Daemon {
   #webhook: WebhookWiring | undefined;
 
   static async open(options: DaemonOptions): Promise<Daemon> {
-    const daemon = new Daemon(options, await lockStateDir(options.config.stateDir, { logger: options.logger }));
+    const { config, logger } = options;
+    // The lease may be lost any time after the lock is taken: it tells the daemon once there is one.
+    const told: { daemon?: Daemon } = {};
+    const lock = await lockStateDir(config.stateDir, {
+      logger,
+      clock: options.clock ?? systemClock,
+      onLost: (reason) => {
+        if (told.daemon) told.daemon.#onLockLost(reason);
+      },
+      onLeaseFailed: (error) =>
+        logger.error(
+          { event: 'state.lock.refresh.failed', err: error.message },
+          `cannot refresh the lease in ${config.stateDir}/porter.lock: claiming nothing until a refresh succeeds (check the state directory's disk and permissions); another porter may take the directory over once the lease is stale`,
+        ),
+    });
+    const daemon = new Daemon(options, lock);
+    told.daemon = daemon;
     await daemon.#wire();
     return daemon;
   }
 
-  private constructor(options: DaemonOptions, unlock: () => void) {
+  private constructor(options: DaemonOptions, lock: StateLock) {
     const { config, logger } = options;
     const clock = options.clock ?? systemClock;
     this.#options = options;
     this.#logger = logger;
     this.#clock = clock;
     this.#config = config;
-    this.#unlock = unlock;
+    this.#lock = lock;
     this.#stopRequested = new Promise<void>((resolve) => this.#stop.signal.addEventListener('abort', () => resolve(), { once: true }));
     this.#lifecycle = new DaemonLifecycle(logger);
     this.#journal = new Journal(config.stateDir, { now: () => clock.now() });
@@ -148,7 +174,7 @@ class Daemon {
       logger,
       secrets,
       ...(observer ? { observer } : {}),
-      ...(this.#agones ? { gate: this.#agones.gate } : {}),
+      gate: allGates([this.#lock.lease, this.#agones?.gate]),
       onFatal: (error, server, fromReload) => this.#onFatal(error, server, fromReload),
       onStoreRefused: (error, _store, everyServer) => this.#onStoreRefused(error, everyServer),
     });
@@ -321,11 +347,37 @@ class Daemon {
     );
   }
 
+  /**
+   * porter.lock names another porter: it judged this one gone (its lease went unrefreshed for a
+   * whole watch period: a freeze, a stalled disk) and now owns the journal. Writing it again could
+   * wipe the other's claims, so this one stops without another write there.
+   */
+  #onLockLost(reason: string): void {
+    this.#lockLost = true;
+    this.#exitCode = Math.max(this.#exitCode, 78);
+    this.#logger.error(
+      { event: 'state.lock.lost', reason, inHand: this.#inHand() },
+      `lost the state directory lock: ${reason}. Two porters share ${this.#config.stateDir}: this one stops at once and writes nothing more there; a command it had in hand stays PROCESSING (settle it in the store dashboard); give each porter its own stateDir`,
+    );
+    this.#options.onLockLost?.();
+    if (!this.#stop.signal.aborted) this.requestStop();
+    (this.#fleet as Fleet | undefined)?.abandon();
+  }
+
+  #inHand(): string[] {
+    return ((this.#fleet as Fleet | undefined)?.parts ?? []).flatMap((parts) => parts.loop.health().inHand ?? []);
+  }
+
   /** Stops whatever still runs and lets go of the state directory; never rejects. */
   async close(): Promise<void> {
     this.#lifecycle.to('draining');
     this.#stop.abort();
     await Promise.allSettled([this.#fleet.stop(0), this.#health?.close(), this.#agones?.close(), this.#webhook?.close()]);
+    if (this.#lockLost) {
+      this.#lock.release();
+      this.#lifecycle.to('stopped');
+      return;
+    }
     await this.#history.close();
     try {
       this.#journal.flush();
@@ -336,7 +388,7 @@ class Daemon {
       );
     }
     this.#journal.close();
-    this.#unlock();
+    this.#lock.release();
     this.#lifecycle.to('stopped');
   }
 

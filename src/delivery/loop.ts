@@ -17,6 +17,7 @@ import type { FailureKind, SettledDelivery } from './history/history-record.js';
 import { Reporter, unknownAfterRestart } from './reporter.js';
 import { WakeSignal } from '../wake-signal.js';
 import { withDeadline } from '../abort.js';
+import type { PullGate } from './claim-gates.js';
 
 /**
  * One server's delivery loop (docs/design.md#delivery-semantics): wait until the game server is reachable, read who is
@@ -48,7 +49,7 @@ export interface DeliveryLoopOptions {
    * in flight and the command in hand are never interrupted by it. `isOpen` is asked again right
    * before each pull is sent.
    */
-  readonly gate?: { waitOpen(signal: AbortSignal): Promise<void>; isOpen(): boolean };
+  readonly gate?: PullGate;
   /** How long to wait before the next idle pull; the budget-aware pacing lives behind this. */
   readonly idleDelay: () => number;
   /** Milliseconds until the pull route's budget allows a call (0 = now). */
@@ -186,7 +187,7 @@ export class DeliveryLoop {
     let why: string | undefined;
     if (stop.aborted) why = 'stopping';
     else if (!executor.isReady()) why = 'the game server is not connected';
-    else if (gate && !gate.isOpen()) why = 'claims are held (the Agones GameServer is not Ready, Reserved or Allocated)';
+    else if (gate && !gate.isOpen()) why = gate.heldBecause?.() ?? 'a claim gate is shut';
     else if (!journal.writable) why = 'the journal cannot be written';
     if (why !== undefined) throw new ClaimWithheldError(`pull withheld before it was sent: ${why}`);
   }

@@ -66,12 +66,16 @@ export class PorterProcess {
   #exit: Exit | undefined;
   #partial = '';
 
-  /** `prlimit`: run node under `prlimit --nofile=SOFT:HARD --` (it execs node, so the pid is porter's). */
-  constructor(args: readonly string[], env: NodeJS.ProcessEnv, prlimit?: string) {
+  /**
+   * `prlimit`: run node under `prlimit --nofile=SOFT:HARD --` (it execs node, so the pid is porter's).
+   * `prefix`: a command node runs under (`unshare … --`); the pid is then the prefix's.
+   */
+  constructor(args: readonly string[], env: NodeJS.ProcessEnv, prlimit?: string, prefix: readonly string[] = []) {
     const [command, argv] = prlimit
       ? ['prlimit', [`--nofile=${prlimit}`, '--', process.execPath, CLI, ...args]]
       : [process.execPath, [CLI, ...args]];
-    this.child = spawn(command, argv, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const [program, programArgs] = prefix.length > 0 ? [prefix[0]!, [...prefix.slice(1), command, ...argv]] : [command, argv];
+    this.child = spawn(program, programArgs, { env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stdin.end();
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => this.#onStdout(chunk));
     this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
@@ -238,11 +242,13 @@ export class TestBed {
   }
 
   /** Spawns `porter run -c <config>`; env has no PORTER_* of the test runner unless given. */
-  spawnPorter(options: { env?: Record<string, string>; args?: readonly string[]; prlimit?: string } = {}): PorterProcess {
+  spawnPorter(
+    options: { env?: Record<string, string>; args?: readonly string[]; prlimit?: string; prefix?: readonly string[] } = {},
+  ): PorterProcess {
     const env: NodeJS.ProcessEnv = {};
     for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('PORTER_') && key !== 'NODE_TEST_CONTEXT') env[key] = value;
     Object.assign(env, options.env);
-    const porter = new PorterProcess(options.args ?? ['run', '-c', this.configPath], env, options.prlimit);
+    const porter = new PorterProcess(options.args ?? ['run', '-c', this.configPath], env, options.prlimit, options.prefix);
     this.processes.push(porter);
     return porter;
   }

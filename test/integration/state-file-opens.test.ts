@@ -123,7 +123,7 @@ const CASES: Record<string, Case> = {
     body:
       "const { lockStateDir } = await load('../../src/delivery/state/state-lock.js');\n" +
       "const { renameSync, unlinkSync } = await import('node:fs');\n" +
-      "const release = await lockStateDir(DIR, { kernelLock: async () => ({ state: 'unsupported' }) });\n" +
+      "const { release } = await lockStateDir(DIR, { kernelLock: async () => ({ state: 'unsupported' }) });\n" +
       'unlinkSync(TARGET);\n' +
       'renameSync(STASH, TARGET);\n' +
       'release();\n' +

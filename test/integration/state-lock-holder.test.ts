@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scratchDirs } from '../helpers/scratch-dirs.js';
 import { ConfigError } from '../../src/errors.js';
-import { currentHolder, processStartTime } from '../../src/delivery/state/lock-holder.js';
+import { currentHolder, processStartTime, type LockHolder } from '../../src/delivery/state/lock-holder.js';
+import { hostname } from 'node:os';
 import { LOCK_FILE, lockStateDir } from '../../src/delivery/state/state-lock.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -51,7 +52,7 @@ function takenOver(lines: ReturnType<typeof capture>['lines']): string {
 const lockPath = (dir: string) => join(dir, LOCK_FILE);
 const writeLock = (dir: string, record: unknown) =>
   writeFileSync(lockPath(dir), typeof record === 'string' ? record : JSON.stringify(record));
-const holderOf = (dir: string) => JSON.parse(readFileSync(lockPath(dir), 'utf8')) as { pid: number };
+const holderOf = (dir: string) => JSON.parse(readFileSync(lockPath(dir), 'utf8')) as LockHolder;
 const me = currentHolder();
 const linux = process.platform === 'linux' && me.start !== undefined && me.boot !== undefined;
 
@@ -72,8 +73,13 @@ describe(
   () => {
     test('records pid, process start time and boot id', async () => {
       const dir = stateDir();
-      const release = await lockStateDir(dir);
-      assert.deepEqual(holderOf(dir), { pid: process.pid, start: me.start, boot: me.boot });
+      const { release } = await lockStateDir(dir);
+      const { pid, start, boot, pidns, host, nonce, lease } = holderOf(dir);
+      assert.deepEqual(
+        { pid, start, boot, pidns, host, lease },
+        { pid: process.pid, start: me.start, boot: me.boot, pidns: me.pidns, host: hostname(), lease: 0 },
+      );
+      assert.match(String(nonce), /^[0-9a-f]{24}$/, 'a nonce of this run');
       release();
       assert.equal(existsSync(lockPath(dir)), false);
     });
@@ -83,7 +89,7 @@ describe(
       const pid = await bystander();
       writeLock(dir, { pid, start: '1', boot: me.boot });
       const { lines, logger } = capture();
-      const release = await lockStateDir(dir, { logger });
+      const { release } = await lockStateDir(dir, { logger });
       assert.equal(holderOf(dir).pid, process.pid);
       assert.match(
         takenOver(lines),
@@ -100,7 +106,7 @@ describe(
       const pid = await bystander();
       writeLock(dir, { pid, start: processStartTime(pid), boot: '00000000-0000-4000-8000-000000000000' });
       const { lines, logger } = capture();
-      const release = await lockStateDir(dir, { logger });
+      const { release } = await lockStateDir(dir, { logger });
       assert.equal(holderOf(dir).pid, process.pid);
       assert.match(takenOver(lines), /it was written before the machine restarted/);
       release();
@@ -114,7 +120,7 @@ describe(
       assert.match(
         error.message,
         new RegExp(
-          `state directory ${dir} is in use by another porter process \\(pid ${pid}\\): stop it, or give this instance its own stateDir`,
+          `state directory ${dir} is in use by another porter process \\(pid ${pid}, started at tick \\d+, boot [-\\w]+\\): stop it, or give this instance its own stateDir`,
         ),
       );
       assert.equal(holderOf(dir).pid, pid, 'the holder keeps its lock');
@@ -122,16 +128,16 @@ describe(
 
     test('a second lock while the first is held is refused, and free again after release', async () => {
       const dir = stateDir();
-      const release = await lockStateDir(dir);
+      const { release } = await lockStateDir(dir);
       const error = await refused(lockStateDir(dir));
-      assert.match(error.message, new RegExp(`in use by another porter process \\(pid ${process.pid}\\)`));
+      assert.match(error.message, new RegExp(`in use by another porter process \\(pid ${process.pid}, on host `));
       release();
-      (await lockStateDir(dir))();
+      (await lockStateDir(dir)).release();
     });
 
     test('the kernel lock refuses a second porter even when the lock file is gone, and whatever path names the directory', async () => {
       const dir = stateDir();
-      const release = await lockStateDir(dir);
+      const { release } = await lockStateDir(dir);
       rmSync(lockPath(dir));
       const link = join(stateDir(), 'link');
       symlinkSync(dir, link);
@@ -148,7 +154,7 @@ describe(
       await new Promise((resolve) => child.once('exit', resolve));
       writeLock(dir, { pid: child.pid, start: '5', boot: me.boot });
       const { lines, logger } = capture();
-      (await lockStateDir(dir, { logger }))();
+      (await lockStateDir(dir, { logger })).release();
       assert.match(takenOver(lines), new RegExp(`process ${child.pid} no longer exists`));
     });
 
@@ -157,7 +163,7 @@ describe(
         const dir = stateDir();
         writeLock(dir, text);
         const { lines, logger } = capture();
-        (await lockStateDir(dir, { logger }))();
+        (await lockStateDir(dir, { logger })).release();
         assert.match(takenOver(lines), /left by an unknown process: it names no process/);
       }
     });
@@ -169,7 +175,7 @@ describe(
         writeLock(dir, String(pid));
         utimesSync(lockPath(dir), new Date(1_000_000), new Date(1_000_000));
         const { lines, logger } = capture();
-        (await lockStateDir(dir, { logger }))();
+        (await lockStateDir(dir, { logger })).release();
         assert.match(takenOver(lines), /written before the machine restarted/);
       });
 
@@ -178,13 +184,13 @@ describe(
         const pid = await bystander();
         writeLock(dir, String(pid));
         const error = await refused(lockStateDir(dir));
-        assert.match(error.message, new RegExp(`\\(pid ${pid}\\)`));
+        assert.match(error.message, new RegExp(`\\(pid ${pid}\\): stop it`));
       });
     });
 
     test('release leaves a lock that is no longer ours alone', async () => {
       const dir = stateDir();
-      const release = await lockStateDir(dir);
+      const { release } = await lockStateDir(dir);
       writeLock(dir, { pid: 4242, start: '9', boot: me.boot });
       release();
       assert.equal(holderOf(dir).pid, 4242);
@@ -193,7 +199,7 @@ describe(
     test('no temporary or moved-aside files are left behind', async () => {
       const dir = stateDir();
       writeLock(dir, { pid: 2 ** 22 + 1, start: '1', boot: me.boot });
-      const release = await lockStateDir(dir);
+      const { release } = await lockStateDir(dir);
       assert.deepEqual(readdirSync(dir), [LOCK_FILE]);
       release();
       assert.deepEqual(readdirSync(dir), []);
@@ -245,7 +251,7 @@ describe(
         const won = racers.filter((r) => r.output().includes('won'));
         assert.equal(won.length, 1, `round ${round}: ${racers.map((r) => r.output().trim()).join(' | ')}`);
         const loser = racers.find((r) => !r.output().includes('won'))!;
-        assert.match(loser.output(), /in use by another porter process \(pid \d+\)/);
+        assert.match(loser.output(), /in use by another porter process \(pid \d+, on host /);
         assert.equal(holderOf(dir).pid, won[0]!.child.pid);
         for (const racer of racers) racer.child.stdin.end();
         await Promise.all(

@@ -36,7 +36,7 @@ describe('two porters started at once on one state directory (real CLI)', () => 
         assert.match(
           loser.stderr,
           new RegExp(
-            `^porter: E_CONFIG: state directory \\S+ is in use by another porter process \\(pid ${winner.pid}\\): stop it, or give this instance its own stateDir`,
+            `^porter: E_CONFIG: state directory \\S+ is in use by another porter process \\(pid ${winner.pid}, on host [^)]*\\): stop it, or give this instance its own stateDir`,
             'm',
           ),
         );

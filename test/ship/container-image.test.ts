@@ -20,8 +20,10 @@ import { readRepoFile } from './repo.js';
  * mounted read-only, the secrets as files under /run/secrets, the journal on a named volume.
  * Against the Seller API and RCON simulators on 127.0.0.1 (host network): it delivers, its
  * HEALTHCHECK passes and fails with the game server, tini as PID 1 reaps what a delivery script
- * leaves, `podman stop` with a command in hand reports it and exits 0, and a container killed with
- * a command in hand, removed and created again on the same volume, runs nothing twice.
+ * leaves, `podman stop` with a command in hand reports it and exits 0, a second container on the
+ * same volume in its own pid and network namespace is refused (78) while the first goes on, and a
+ * container killed with a command in hand, removed and created again on the same volume, takes
+ * the dead one's lock over once its lease stood still and runs nothing twice.
  */
 
 const skip = engineMissing();
@@ -47,12 +49,21 @@ describe('the image in a container engine (podman)', { skip, timeout: 1_800_000 
   async function start(tag: string): Promise<string> {
     const name = `porter-ship-${tag}-${suffix}`;
     containers.push(name);
-    await podman([
-      'run',
-      '-d',
+    await podman(['run', '-d', ...runArgs(name, RUN_FLAGS)]);
+    current = name;
+    await waitFor(async () => logLines(await logsOf(name)).some((l) => l.event === 'porter.started'), {
+      ...WAIT,
+      what: `${name} to start`,
+    });
+    return name;
+  }
+
+  /** The guide's flags, the volume, the config and the secrets, after `podman run [-d]`. */
+  function runArgs(name: string, engineFlags: readonly string[]): string[] {
+    return [
       '--name',
       name,
-      ...RUN_FLAGS,
+      ...engineFlags,
       '--read-only',
       '--tmpfs',
       '/tmp',
@@ -71,13 +82,7 @@ describe('the image in a container engine (podman)', { skip, timeout: 1_800_000 
       '-e',
       `PORTER_HEALTH_PORT=${healthPort}`,
       image.name,
-    ]);
-    current = name;
-    await waitFor(async () => logLines(await logsOf(name)).some((l) => l.event === 'porter.started'), {
-      ...WAIT,
-      what: `${name} to start`,
-    });
-    return name;
+    ];
   }
 
   const delivered = (id: string) =>
@@ -180,6 +185,30 @@ describe('the image in a container engine (podman)', { skip, timeout: 1_800_000 
     for (const secret of [SIM_TOKEN, PASSWORD]) assert.ok(!logs.includes(secret), 'no secret in the logs');
   });
 
+  test('a second container on the same volume, in its own pid and network namespace: exit 78 naming the first, which goes on', async () => {
+    // --network none: its own network namespace, so the kernel lock (an abstract socket) does not
+    // reach it, and its own pid namespace, where the first's pid names nothing. It is refused by the
+    // first's lease before it uses the network at all.
+    const isolated = RUN_FLAGS.map((flag, i) => (RUN_FLAGS[i - 1] === '--network' ? 'none' : flag));
+    const name = `porter-ship-isolated-${suffix}`;
+    containers.push(name);
+    const first = current;
+    const firstId = (await podman(['inspect', '--format', '{{.Config.Hostname}}', first])).stdout.trim();
+    const refused = await podman(['run', ...runArgs(name, isolated)], { allowFailure: true, timeoutMs: 120_000 });
+    const output = refused.stdout + refused.stderr;
+    assert.equal(refused.code, 78, output);
+    assert.match(
+      output,
+      new RegExp(
+        `porter: E_CONFIG: state directory /var/lib/porter is in use by another porter process \\(pid \\d+, on host ${firstId}, in pid namespace pid:\\[\\d+\\], lease \\d+ refreshed at \\S+ by its clock\\): stop it, or give this instance its own stateDir\\. It runs where this porter cannot see it \\(it runs in another pid namespace`,
+      ),
+    );
+    assert.ok(!logLines(output).some((l) => l.event === 'state.lock.takeover'), output);
+    const id = api.enqueue(SIM_SERVER_ID, { command: 'give Steve emerald 1' });
+    assert.equal((await delivered(id)).status, 'EXECUTED');
+    assert.ok(!logLines(await logsOf(first)).some((l) => l.event === 'state.lock.lost'), 'the first keeps its lock');
+  });
+
   test('podman healthcheck run: healthy while the game server answers, unhealthy while it is down', async () => {
     const healthy = await podman(['healthcheck', 'run', current], { allowFailure: true });
     assert.equal(healthy.code, 0, healthy.stdout + healthy.stderr);
@@ -250,7 +279,14 @@ describe('the image in a container engine (podman)', { skip, timeout: 1_800_000 
     rcon.setHandler(undefined);
     answer.open();
 
-    await start('third');
+    const third = await start('third');
+    // Another container: the dead one's lock is taken over, by its lease (15 s of no change) or, when the
+    // kernel gave the new pid namespace the dead one's number (it reuses a namespace's once all its processes are gone), by its pid.
+    const takeover = logLines(await logsOf(third)).find((l) => l.event === 'state.lock.takeover');
+    assert.match(
+      String(takeover?.reason),
+      /did not change for 15 s of watching: it runs in another pid namespace|now belongs to another process|no longer exists/,
+    );
     // The journal on the volume says the command was sent with its outcome unknown: reported failed, never sent again.
     const settled = await delivered(id);
     assert.equal(settled.status, 'FAILED', JSON.stringify(settled));

@@ -42,13 +42,44 @@ export function checkStateFiles(dir: string): void {
     return;
   }
   const problems: string[] = [];
+  const foreign: string[] = [];
   for (const name of names) {
     if (!isStateFileName(name)) continue;
     const path = join(dir, name);
     const kind = kindAt(path);
     if (kind !== undefined) problems.push(notRegularText(path, kind));
+    else if (!readWritable(path)) foreign.push(path);
   }
+  if (foreign.length > 0) problems.push(notPorterUsersText(dir, foreign));
   if (problems.length > 0) throw new StateFileError(problems.join('. '));
+}
+
+/**
+ * A state directory anyone may write (chmod 0777) can still hold files of another uid's (a volume
+ * first used by a container running as another user, a restore run as root): porter can create
+ * files beside them but not read them, and the lock's first read would fail with a bare EACCES.
+ */
+function readWritable(path: string): boolean {
+  try {
+    fs.accessSync(path, fs.constants.R_OK | fs.constants.W_OK);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code !== 'EACCES' && code !== 'EPERM';
+  }
+}
+
+function notPorterUsersText(dir: string, paths: readonly string[]): string {
+  const uid = process.getuid?.();
+  const owners = [
+    ...new Set(paths.map((path) => fs.statSync(path, { throwIfNoEntry: false })?.uid).filter((owner) => owner !== undefined)),
+  ];
+  const whose = owners.length > 0 ? `uid ${owners.join(', uid ')}` : 'another user';
+  const fix = uid === undefined ? `chown -R <porter's user> ${dir}` : `chown -R ${uid} ${dir}`;
+  return (
+    `state file${paths.length > 1 ? 's' : ''} ${paths.join(', ')} belong${paths.length > 1 ? '' : 's'} to ${whose}, and porter's user (uid ${uid ?? '?'}) may not read and write ${paths.length > 1 ? 'them' : 'it'} (EACCES): ` +
+    `give the state directory's files to porter's user (as root: ${fix}), or run porter as the user that owns them`
+  );
 }
 
 type SyncFiles = Pick<typeof fs, 'openSync' | 'fstatSync' | 'closeSync'>;
