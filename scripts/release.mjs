@@ -1,7 +1,8 @@
 // npm run release: every artifact of this version, built from this tree into release/
-// (docs/contributing.md#releasing; how owners use each: docs/install.md). Reaches no network but
-// the npm registry, for the Node the executables ship. `--only npm,sea,sums` builds a part (the
-// ship tests build what they prove); `--out DIR` writes elsewhere.
+// (docs/contributing.md#releasing; the decisions: docs/design.md#releases; how owners use each:
+// docs/install.md). Reaches no network but the npm registry, for the Node the executables ship.
+// `--only npm,sea,sums` builds a part (the ship tests build what they prove); `--out DIR` writes
+// elsewhere; `--no-build` uses the dist/ there is.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';

@@ -8,7 +8,7 @@ import { cliForAnotherUser } from '../helpers/another-user.js';
 import { CLI, SIM_SERVER_ID } from './harness.js';
 
 /**
- * Over the real CLI (issue 34): a state directory chmodded open (0777) whose files porter's
+ * Over the real CLI: a state directory chmodded open (0777) whose files porter's
  * user cannot read, because another uid made them (a volume first used by a container running as
  * another user, a restore run as root). It used to end with exit 1 and a bare `EACCES: permission
  * denied, open '…/porter.lock'`; it is exit 78 naming the files, their owner and the fix, as for the

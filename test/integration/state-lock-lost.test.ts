@@ -7,7 +7,7 @@ import { LEASE } from '../../src/delivery/state/state-lease.js';
 import { SIM_SERVER_ID, startBed } from './harness.js';
 
 /**
- * Through the real CLI (issue 34): a porter frozen past its lease (SIGSTOP, a paused container)
+ * Through the real CLI: a porter frozen past its lease (SIGSTOP, a paused container)
  * while another porter took its state directory over must not claim or write anything there once
  * thawed: it finds another's record in porter.lock, logs state.lock.lost and exits 78, leaving the
  * journal as the new holder has it.

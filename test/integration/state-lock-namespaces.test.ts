@@ -9,7 +9,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, gate, SIM_SERVER_ID, startBed, WAIT } from './harness.js';
 
 /**
- * Through the real CLI (issue 34): two porters on one state directory in different pid and network
+ * Through the real CLI: two porters on one state directory in different pid and network
  * namespaces, as two containers on one volume are. The kernel lock is per network namespace and a
  * pid means nothing in another pid namespace, so the second one used to take the lock from the live
  * first one (its pid named nothing there) and rotate its journal. Now the second watches the

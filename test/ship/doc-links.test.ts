@@ -78,6 +78,7 @@ describe('doc links', () => {
       'Configuration',
       'CLI and exit codes',
       'Simulators',
+      'Releases',
     ]);
   });
 

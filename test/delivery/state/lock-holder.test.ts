@@ -12,7 +12,7 @@ import {
 } from '../../../src/delivery/state/lock-holder.js';
 
 /**
- * How a porter judges the holder porter.lock names (issue 34): one it can see (same boot, same pid
+ * How a porter judges the holder porter.lock names: one it can see (same boot, same pid
  * namespace) by its pid and start time, at once; one in another pid namespace (another container
  * on the same volume) or on another host (NFS) cannot be seen, so only its lease can tell: never
  * "gone" because its pid names nothing here.

@@ -9,7 +9,7 @@ import { formatHolder, parseHolder, type LockHolder } from '../../../src/deliver
 import { LEASE, StateLease } from '../../../src/delivery/state/state-lease.js';
 
 /**
- * The holder's side of the lease (issue 34): it refreshes its record on the injected clock, stops
+ * The holder's side of the lease: it refreshes its record on the injected clock, stops
  * claiming once its last good refresh is too old by its own clock (a freeze, a failing disk), and
  * stops for good, at once, when porter.lock names someone else.
  */

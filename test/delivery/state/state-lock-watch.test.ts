@@ -10,7 +10,7 @@ import { LEASE } from '../../../src/delivery/state/state-lease.js';
 import { LOCK_FILE, lockStateDir, type StateLock } from '../../../src/delivery/state/state-lock.js';
 
 /**
- * The contender's side (issue 34): porter.lock names a porter in another pid namespace (another
+ * The contender's side: porter.lock names a porter in another pid namespace (another
  * container on the volume), whose pid means nothing here. Today's porter took it over at once and
  * rotated the journal under a live holder. Now it watches the record for one watch period on its
  * clock: any change is a live holder, refused with 78 naming it and how to find it; no change at all
