@@ -106,6 +106,8 @@ class Daemon {
   #health: HealthWiring | undefined;
   #agones: AgonesWiring | undefined;
   #webhook: WebhookWiring | undefined;
+  /** Counts what a reload applied to the listener, so a slower preview of an older file cannot undo it. */
+  #listenerVersion = 0;
 
   static async open(options: DaemonOptions): Promise<Daemon> {
     const { config, logger } = options;
@@ -266,7 +268,37 @@ class Daemon {
       return;
     }
     this.#reloads.request();
+    void this.#previewForListener();
   };
+
+  /** What a reload decided is what the listener serves, whatever a preview of the file said before. */
+  #listenerFollows(config: Config): void {
+    this.#listenerVersion++;
+    this.#webhook?.useConfig(config);
+  }
+
+  /**
+   * The listener follows the plan, not the logins, including the logins before it: a reload is
+   * applied only once porter runs (and after a reload under way), while a SIGHUP during start-up's
+   * logins or another reload's is the owner saying the file now configures a store. So the file is
+   * read and planned at once for the listener alone; the queued reload reads it again and applies
+   * it. A preview overtaken by a reload that applied a newer file is dropped.
+   */
+  async #previewForListener(): Promise<void> {
+    const webhook = this.#webhook;
+    if (webhook === undefined) return;
+    const seen = this.#listenerVersion;
+    let next: Config;
+    try {
+      next = await this.#options.reload!();
+    } catch {
+      return; // the queued reload reads it again and says what is wrong with it
+    }
+    const plan = planReload(this.#config, next);
+    if (plan.rejected !== undefined || seen !== this.#listenerVersion || this.#stop.signal.aborted) return;
+    this.#secrets.add(...configSecrets(next));
+    webhook.useConfig(effectiveConfig(this.#config, next));
+  }
 
   /** An error that ended serve(): logged, and its exit code kept. */
   fail(error: unknown): void {
@@ -322,12 +354,14 @@ class Daemon {
         { event: 'reload.invalid', err: (error as Error).message },
         'configuration not reloaded: the new files are invalid; porter goes on with the running configuration',
       );
+      this.#listenerFollows(this.#config);
       return;
     }
     const running = this.#config;
     const plan = planReload(running, next);
     if (plan.rejected !== undefined) {
       logger.error({ event: 'reload.refused' }, `configuration not reloaded: ${plan.rejected}`);
+      this.#listenerFollows(this.#config);
       return;
     }
     this.#secrets.add(...configSecrets(next));
@@ -337,7 +371,7 @@ class Daemon {
     const effective = effectiveConfig(running, next);
     // The listener follows the plan, not the logins (docs/design.md#webhook-wake-ups): a store the
     // reload adds is verified from now on, and its servers pull at once when their loops start.
-    this.#webhook?.useConfig(effective);
+    this.#listenerFollows(effective);
     const applied = await this.#fleet.apply(plan, effective, this.#stop.signal);
     this.#config = applied.config;
     warnUnreportable(this.#fleet, logger);

@@ -278,6 +278,60 @@ describe('webhook wake-ups through the real CLI', () => {
     }
   });
 
+  test("a SIGHUP during start-up's logins that adds a store: its signed events are accepted at once, before any login ends", async () => {
+    const LATE_SERVER_ID = '7f1c2b9e-5d44-4c1a-9b0e-3a8d6e2f4c10';
+    const LATE_TOKEN = 'gci_late_store_R4t5y6u7i8';
+    const SCOPES = ['commands:execute', 'servers:read'];
+    const bed = await startBed({
+      api: { tokens: { [SIM_TOKEN]: SCOPES, [LATE_TOKEN]: SCOPES }, servers: [SIM_SERVER_ID, LATE_SERVER_ID] },
+    });
+    const lateGame = await startRconServer({ password: RCON_PASSWORD, flavour: 'minecraft', players: ['Steve'] });
+    const starting = gate();
+    try {
+      writeFileSync(join(bed.dir, 'late-webhook-secret'), `${SECRET}\n`, { mode: 0o600 });
+      configure(bed, 15_000);
+      // The first server's login is held: porter is still starting when the owner reloads.
+      bed.rcon.holdLogins(starting.promise);
+      const porter = bed.spawnPorter();
+      const ready = await porter.waitForEvent('webhook.listening');
+      const url = `http://127.0.0.1:${String(ready.port)}/webhook/late`;
+      await waitFor(() => bed.rcon.loginsSeen >= 1, { ...WAIT, what: 'the start-up login, held' });
+      assert.equal((await sendEvent(url, { secret: SECRET }))[0]?.status, 404, 'no store "late" before the reload');
+
+      configure(bed, 15_000, (config) => {
+        const servers = config.servers as Array<Record<string, unknown>>;
+        const home = servers[0]!;
+        servers.push({
+          ...home,
+          id: LATE_SERVER_ID,
+          name: 'late-1',
+          store: 'late',
+          executor: { ...(home.executor as object), port: lateGame.port },
+        });
+        config.stores = { late: { baseUrl: bed.api.url, token: LATE_TOKEN, webhookSecretFile: './late-webhook-secret' } };
+      });
+      porter.kill('SIGHUP');
+      // Before the fix the reload, and with it the listener's new store, waited for the held login.
+      await waitFor(async () => (await sendEvent(url, { secret: SECRET }))[0]?.status === 204, {
+        ...WAIT,
+        intervalMs: 200,
+        what: 'a signed event for the store the SIGHUP added to be accepted while start-up still logs in',
+      });
+      assert.equal(porter.events('porter.started').length, 0, 'the start-up login was still held');
+
+      bed.api.enqueue(LATE_SERVER_ID, { command: 'say paid-during-start' });
+      starting.open();
+      await porter.waitForEvent('reload.done');
+      await waitFor(() => lateGame.executed.some((e) => e.command === 'say paid-during-start'), { ...WAIT, what: 'the delivery' });
+      porter.kill('SIGTERM');
+      assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+    } finally {
+      starting.open();
+      await lateGame.close();
+      await bed.close();
+    }
+  });
+
   test("a named store's webhook: porter check reads its secret and the store of api needs none", async () => {
     const bed = await startBed();
     try {
