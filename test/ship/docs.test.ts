@@ -145,7 +145,7 @@ describe('docs', () => {
       'game server not reachable yet: nothing is pulled until it is; retrying with backoff',
       'check host and port, that RCON is enabled on the game server (Minecraft: enable-rcon=true)',
       'RCON reconnect failed; retrying with backoff',
-      'is in use by another porter process (pid',
+      'is in use by another porter process (',
       'cannot write the delivery journal in',
       'check that the state directory is writable and the disk is not full',
       'not a regular file: remove it; porter creates the file itself',

@@ -105,9 +105,9 @@ describe('systemd/porter.service', { skip }, () => {
       uris.some((uri) => uri.endsWith('/docs/troubleshooting.md')),
       uris.join(' '),
     );
-    const shipped = (JSON.parse(readRepoFile('package.json')) as { files: string[] }).files;
+    const { files: shipped, name: packageName } = JSON.parse(readRepoFile('package.json')) as { files: string[]; name: string };
     for (const uri of uris) {
-      const path = /^file:\/usr\/local\/lib\/node_modules\/porter\/(.+)$/.exec(uri)?.[1];
+      const path = new RegExp(`^file:/usr/local/lib/node_modules/${packageName}/(.+)$`).exec(uri)?.[1];
       assert.ok(path, `${uri} is not a file of the installed package`);
       assert.ok(readRepoFile(path).length > 0, `${path} is in the repository`);
       // npm always packs README.md; anything else must be in "files".
