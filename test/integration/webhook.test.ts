@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventBody, post, sendEvent, signedHeaders } from '../fakes/webhook-sender.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { startRconServer } from '../../src/fakes/faults/rcon-server.js';
+import { startRconServer, type FakeRconServer } from '../../src/fakes/faults/rcon-server.js';
 import { gate, RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type PorterProcess, type TestBed } from './harness.js';
 
 /**
@@ -34,6 +34,39 @@ async function started(porter: PorterProcess): Promise<string> {
   await porter.waitForEvent('porter.started');
   return `http://127.0.0.1:${String(ready.port)}/webhook`;
 }
+
+/**
+ * A bed whose API knows a second store, `late`, with its own token and server, and a game server
+ * for it; `addLateStore` writes the config a reload adds it with (its webhook secret in a file).
+ */
+async function lateStoreBed(): Promise<{
+  bed: TestBed;
+  lateGame: FakeRconServer;
+  addLateStore: (config: Record<string, unknown>) => void;
+}> {
+  const SCOPES = ['commands:execute', 'servers:read'];
+  const bed = await startBed({
+    api: { tokens: { [SIM_TOKEN]: SCOPES, [LATE_TOKEN]: SCOPES }, servers: [SIM_SERVER_ID, LATE_SERVER_ID] },
+  });
+  const lateGame = await startRconServer({ password: RCON_PASSWORD, flavour: 'minecraft', players: ['Steve'] });
+  writeFileSync(join(bed.dir, 'late-webhook-secret'), `${SECRET}\n`, { mode: 0o600 });
+  const addLateStore = (config: Record<string, unknown>) => {
+    const servers = config.servers as Array<Record<string, unknown>>;
+    const home = servers[0]!;
+    servers.push({
+      ...home,
+      id: LATE_SERVER_ID,
+      name: 'late-1',
+      store: 'late',
+      executor: { ...(home.executor as object), port: lateGame.port },
+    });
+    config.stores = { late: { baseUrl: bed.api.url, token: LATE_TOKEN, webhookSecretFile: './late-webhook-secret' } };
+  };
+  return { bed, lateGame, addLateStore };
+}
+
+const LATE_SERVER_ID = '7f1c2b9e-5d44-4c1a-9b0e-3a8d6e2f4c10';
+const LATE_TOKEN = 'gci_late_store_R4t5y6u7i8';
 
 const pulls = (bed: TestBed) => bed.api.requests.filter((r) => r.route === 'pull');
 
@@ -220,28 +253,9 @@ describe('webhook wake-ups through the real CLI', () => {
   });
 
   test('a store a reload adds takes its signed events while its game server still logs in, and its purchase is delivered once it has', async (t) => {
-    const LATE_SERVER_ID = '7f1c2b9e-5d44-4c1a-9b0e-3a8d6e2f4c10';
-    const LATE_TOKEN = 'gci_late_store_R4t5y6u7i8';
-    const SCOPES = ['commands:execute', 'servers:read'];
-    const bed = await startBed({
-      api: { tokens: { [SIM_TOKEN]: SCOPES, [LATE_TOKEN]: SCOPES }, servers: [SIM_SERVER_ID, LATE_SERVER_ID] },
-    });
-    const lateGame = await startRconServer({ password: RCON_PASSWORD, flavour: 'minecraft', players: ['Steve'] });
+    const { bed, lateGame, addLateStore } = await lateStoreBed();
     const loading = gate();
     try {
-      writeFileSync(join(bed.dir, 'late-webhook-secret'), `${SECRET}\n`, { mode: 0o600 });
-      const withLateStore = (config: Record<string, unknown>) => {
-        const servers = config.servers as Array<Record<string, unknown>>;
-        const home = servers[0]!;
-        servers.push({
-          ...home,
-          id: LATE_SERVER_ID,
-          name: 'late-1',
-          store: 'late',
-          executor: { ...(home.executor as object), port: lateGame.port },
-        });
-        config.stores = { late: { baseUrl: bed.api.url, token: LATE_TOKEN, webhookSecretFile: './late-webhook-secret' } };
-      };
       // An idle poll every 15 s: a delivery within seconds of the login is the wake's (or the first pull's), never the idle pace.
       configure(bed, 15_000);
       const porter = bed.spawnPorter();
@@ -249,7 +263,7 @@ describe('webhook wake-ups through the real CLI', () => {
       assert.equal((await sendEvent(url, { secret: SECRET }))[0]?.status, 404, 'no store "late" before the reload');
 
       lateGame.holdLogins(loading.promise);
-      configure(bed, 15_000, withLateStore);
+      configure(bed, 15_000, addLateStore);
       porter.kill('SIGHUP');
       await waitFor(() => lateGame.loginsSeen >= 1, { ...WAIT, what: "the added server's login, held" });
       bed.api.enqueue(LATE_SERVER_ID, { command: 'say paid-while-loading' });
@@ -279,16 +293,9 @@ describe('webhook wake-ups through the real CLI', () => {
   });
 
   test("a SIGHUP during start-up's logins that adds a store: its signed events are accepted at once, before any login ends", async () => {
-    const LATE_SERVER_ID = '7f1c2b9e-5d44-4c1a-9b0e-3a8d6e2f4c10';
-    const LATE_TOKEN = 'gci_late_store_R4t5y6u7i8';
-    const SCOPES = ['commands:execute', 'servers:read'];
-    const bed = await startBed({
-      api: { tokens: { [SIM_TOKEN]: SCOPES, [LATE_TOKEN]: SCOPES }, servers: [SIM_SERVER_ID, LATE_SERVER_ID] },
-    });
-    const lateGame = await startRconServer({ password: RCON_PASSWORD, flavour: 'minecraft', players: ['Steve'] });
+    const { bed, lateGame, addLateStore } = await lateStoreBed();
     const starting = gate();
     try {
-      writeFileSync(join(bed.dir, 'late-webhook-secret'), `${SECRET}\n`, { mode: 0o600 });
       configure(bed, 15_000);
       // The first server's login is held: porter is still starting when the owner reloads.
       bed.rcon.holdLogins(starting.promise);
@@ -298,18 +305,7 @@ describe('webhook wake-ups through the real CLI', () => {
       await waitFor(() => bed.rcon.loginsSeen >= 1, { ...WAIT, what: 'the start-up login, held' });
       assert.equal((await sendEvent(url, { secret: SECRET }))[0]?.status, 404, 'no store "late" before the reload');
 
-      configure(bed, 15_000, (config) => {
-        const servers = config.servers as Array<Record<string, unknown>>;
-        const home = servers[0]!;
-        servers.push({
-          ...home,
-          id: LATE_SERVER_ID,
-          name: 'late-1',
-          store: 'late',
-          executor: { ...(home.executor as object), port: lateGame.port },
-        });
-        config.stores = { late: { baseUrl: bed.api.url, token: LATE_TOKEN, webhookSecretFile: './late-webhook-secret' } };
-      });
+      configure(bed, 15_000, addLateStore);
       porter.kill('SIGHUP');
       // Before the fix the reload, and with it the listener's new store, waited for the held login.
       await waitFor(async () => (await sendEvent(url, { secret: SECRET }))[0]?.status === 204, {
