@@ -174,7 +174,7 @@ describe('porter init beside porter sim', { skip }, () => {
   test('a running sim is offered as the store: Enter through init, and porter check passes the config it wrote', async () => {
     const { dir, env } = rehearsal();
     const sim = new PorterProcess(['sim', '--json'], env);
-    const terminal = new Terminal([CLI, 'init', '--dir', join(dir, 'porter')], { XDG_RUNTIME_DIR: dir }, dir, ANSWERS);
+    let terminal: Terminal | undefined;
     try {
       const info = await waitFor(
         () =>
@@ -182,6 +182,9 @@ describe('porter init beside porter sim', { skip }, () => {
           (sim.exit && assert.fail(sim.tail())),
         { ...WAIT, what: "the sim's config line" },
       );
+      // Only now: the sim writes its state file before that line, and an init started earlier could
+      // reach its store question first on a loaded machine and find no sim to offer.
+      terminal = new Terminal([CLI, 'init', '--dir', join(dir, 'porter')], { XDG_RUNTIME_DIR: dir }, dir, ANSWERS);
       const offer = await terminal.waitFor(/rehearse with its store\?/, 'the offer of the running sim');
       assert.ok(offer.includes(`Use the sim's store at ${info.storeUrl}`), offer);
       terminal.press('Enter');
@@ -210,7 +213,7 @@ describe('porter init beside porter sim', { skip }, () => {
       });
       assert.equal(check.code, 0, check.output);
     } finally {
-      terminal.close();
+      terminal?.close();
       sim.kill('SIGINT');
       await sim.waitExit();
       rmSync(dir, { recursive: true, force: true });

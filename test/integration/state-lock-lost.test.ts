@@ -33,13 +33,16 @@ describe('a porter whose state directory was taken over while it was frozen (rea
       porter.kill('SIGSTOP');
       const frozenAt = Date.now();
       const before = journalFiles(state);
-      const claimed = bed.api.claimedCount;
       // Another porter's takeover, as a contender writes it: a whole file renamed into place.
       writeFileSync(join(state, 'porter.lock.new'), formatHolder(other));
       renameSync(join(state, 'porter.lock.new'), join(state, 'porter.lock'));
-      bed.api.enqueue(SIM_SERVER_ID, { command: 'say not-claimed', offlineExecute: true });
       // Frozen past the claim window: the schedule of the fault, not a condition (any longer freeze is the same fault).
       await new Promise((resolve) => setTimeout(resolve, LEASE.claimWithinMs + 2_000 - (Date.now() - frozenAt)));
+      // Queued only now: a pull porter sent just before the stop has been answered (empty) by the
+      // simulator meanwhile, so only a pull sent after the thaw could claim this. Queued at the
+      // stop, that earlier pull took it on a loaded machine: a claim from before the freeze.
+      const claimed = bed.api.claimedCount;
+      bed.api.enqueue(SIM_SERVER_ID, { command: 'say not-claimed', offlineExecute: true });
       porter.kill('SIGCONT');
       assert.deepEqual(await porter.waitExit(), { code: 78, signal: null }, porter.tail());
       const lost = porter.events('state.lock.lost');
