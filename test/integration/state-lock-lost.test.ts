@@ -4,7 +4,8 @@ import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatHolder, type LockHolder } from '../../src/delivery/state/lock-holder.js';
 import { LEASE } from '../../src/delivery/state/state-lease.js';
-import { SIM_SERVER_ID, startBed } from './harness.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { SIM_SERVER_ID, startBed, WAIT } from './harness.js';
 
 /**
  * Through the real CLI: a porter frozen past its lease (SIGSTOP, a paused container)
@@ -26,10 +27,15 @@ describe('a porter whose state directory was taken over while it was frozen (rea
   test('thawed, it claims nothing, writes nothing there, and exits 78 with state.lock.lost', async () => {
     const bed = await startBed();
     try {
-      bed.writeConfig();
+      // An idle pull every 5 s, frozen just after one was answered: no pull is on its way at the stop,
+      // and the next falls due during the freeze, so the thawed porter decides one at once.
+      bed.writeConfig((config) => {
+        config.poll.idleMs = 5_000;
+      });
       const porter = bed.spawnPorter();
       await porter.waitForEvent('porter.started');
       const state = join(bed.dir, 'state');
+      await waitFor(() => bed.api.requests.some((r) => r.route === 'pull'), { ...WAIT, what: 'the first pull' });
       porter.kill('SIGSTOP');
       const frozenAt = Date.now();
       const before = journalFiles(state);
