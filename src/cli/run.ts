@@ -42,9 +42,10 @@ export function registerRun(program: Command, secrets: SecretBook): void {
           import('../agones/state.js'),
         ]);
         const agonesPort = agonesPortFrom(config.agones?.sdkHttpPort, process.env);
-        // Outlives the daemon's own handlers: a second SIGTERM while porter, stopped, flushes its
-        // log and exits must not end it by the signal instead of its exit code.
-        for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, ignoreOnceStopped);
+        // Outlives the daemon's own handlers: a second SIGTERM, or a SIGHUP (a reload racing the
+        // stop), while porter, stopped, flushes its log and exits must not end it by the signal
+        // instead of its exit code.
+        for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, ignoreOnceStopped);
         const code = await runDaemon({
           config,
           logger,
@@ -62,5 +63,5 @@ export function registerRun(program: Command, secrets: SecretBook): void {
     );
 }
 
-/** A stop signal once the daemon has stopped changes nothing: porter is already on its way out. */
+/** A stop or reload signal once the daemon has stopped changes nothing: porter is already on its way out. */
 function ignoreOnceStopped(): void {}

@@ -151,4 +151,23 @@ describe('SIGTERM through the real CLI', () => {
       await bed.close();
     }
   });
+
+  test('SIGHUPs from the SIGTERM on, until porter is gone (a reload racing the stop): exit 0, never ended by one of them', async () => {
+    const bed = await startBed();
+    try {
+      bed.writeConfig();
+      const porter = bed.spawnPorter();
+      await porter.waitForEvent('porter.started');
+      porter.kill('SIGTERM');
+      // Through the drain, the stop, the log's flush and the exit: none of it may be ended by Node's default for SIGHUP.
+      const storm = setInterval(() => porter.kill('SIGHUP'), 1);
+      try {
+        assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+      } finally {
+        clearInterval(storm);
+      }
+    } finally {
+      await bed.close();
+    }
+  });
 });
