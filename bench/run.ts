@@ -9,7 +9,10 @@ import { idleMemory } from './figures/idle-memory.js';
 import { idleLatency, joinLatency } from './figures/latency.js';
 import { rcon } from './figures/rcon.js';
 import { startup } from './figures/startup.js';
+import { compareRounds, comparisonTable, prepareBuild, roundOrder } from './lib/against.js';
 import type { Benchmark, BenchContext } from './lib/context.js';
+import type { Figure } from './lib/figure.js';
+import { THIS_BUILD, type PorterBuild } from './lib/porter-process.js';
 import { busyWarning, machineBusyPercent } from './lib/load.js';
 import { describeMachine } from './lib/machine.js';
 import { currentCommit, mergeResults, readResults, updateDocs, writeJson, type StoredResult } from './lib/results.js';
@@ -25,6 +28,9 @@ import { rowsOf, textTable } from './lib/table.js';
  *   npm run bench -- --keep           keep temp folders (configs, porter logs)
  *   npm run bench -- --profile        porter writes .cpuprofile files into the kept folders
  *   npm run bench -- --node-arg=--trace-gc   any node flag for porter (repeatable); output in porter.log
+ *   npm run bench -- --against REF [--rounds N] [--only …]
+ *                                     this tree against another commit, side by side in alternating
+ *                                     rounds: each figure for both builds and their ratio (bench/lib/against.ts)
  *
  * A record run (with or without --only, but without --quick, --profile or --node-arg) updates
  * bench/results.json and the table in docs/benchmarks.md; the others write
@@ -38,9 +44,13 @@ const BENCHMARKS: readonly Benchmark[] = [startup, rcon, drain, drainShared, idl
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
 const QUICK_RESULTS = fileURLToPath(new URL('./results-quick.json', import.meta.url));
+const AGAINST_RESULTS = fileURLToPath(new URL('./results-against.json', import.meta.url));
 const DOCS = fileURLToPath(new URL('../../docs/benchmarks.md', import.meta.url));
 
-const USAGE = `usage: npm run bench -- [--quick] [--only NAME[,NAME…]] [--keep] [--profile] [--node-arg=FLAG]… [--list]
+/** The benchmarks that measure a porter process, which `--against` can run on another build (the others measure this tree's modules in-process). */
+const BUILD_AWARE = new Set(['startup', 'drain', 'drain-shared', 'idle-latency', 'join-latency', 'cpu-memory', 'fleet', 'push']);
+
+const USAGE = `usage: npm run bench -- [--quick] [--only NAME[,NAME…]] [--keep] [--profile] [--node-arg=FLAG]… [--against REF [--rounds N]] [--list]
 benchmarks: ${BENCHMARKS.map((b) => b.name).join(', ')}`;
 
 interface Options {
@@ -49,6 +59,8 @@ interface Options {
   readonly profile: boolean;
   readonly nodeArgs: readonly string[];
   readonly only: readonly Benchmark[];
+  readonly against: string | undefined;
+  readonly rounds: number;
 }
 
 function parse(): Options | undefined {
@@ -59,6 +71,8 @@ function parse(): Options | undefined {
       keep: { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       'node-arg': { type: 'string', multiple: true },
+      against: { type: 'string' },
+      rounds: { type: 'string' },
       list: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -81,7 +95,20 @@ function parse(): Options | undefined {
     throw new Error(`unknown benchmark ${unknown.map((n) => `"${n}"`).join(', ')}: use one of ${BENCHMARKS.map((b) => b.name).join(', ')}`);
   const only = names ? BENCHMARKS.filter((b) => names.includes(b.name)) : [...BENCHMARKS];
   const nodeArgs = values['node-arg'] ?? [];
-  return { quick: values.quick, keep: values.keep || values.profile || nodeArgs.length > 0, profile: values.profile, nodeArgs, only };
+  const rounds = values.rounds === undefined ? (values.quick ? 2 : 4) : Number(values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds ${values.rounds}: a whole number of rounds, 1 or more`);
+  const against = values.against;
+  const measured = against === undefined ? only : only.filter((b) => BUILD_AWARE.has(b.name));
+  if (measured.length === 0) throw new Error(`--against compares porter processes: choose from ${[...BUILD_AWARE].join(', ')}`);
+  return {
+    quick: values.quick,
+    keep: values.keep || values.profile || nodeArgs.length > 0,
+    profile: values.profile,
+    nodeArgs,
+    only: measured,
+    against,
+    rounds,
+  };
 }
 
 /** Consecutive side-by-side benchmarks form one group that runs at once; the others run alone. */
@@ -113,11 +140,23 @@ async function main(): Promise<number> {
     keep: options.keep,
     profile: options.profile,
     porterNodeArgs: options.nodeArgs,
+    build: THIS_BUILD,
     progress: (message) => process.stderr.write(`[${elapsed()}] ${message}\n`),
   };
   context.progress(
     `porter benchmarks${options.quick ? ' (quick)' : ''} on ${machine.nproc} × ${machine.cpuModel}, Node ${machine.node}, commit ${commit}`,
   );
+
+  if (options.against !== undefined) {
+    let other: PorterBuild;
+    try {
+      other = prepareBuild(options.against, ROOT, (message) => context.progress(message));
+    } catch (error) {
+      process.stderr.write(`bench: ${(error as Error).message}\n`);
+      return 2;
+    }
+    return against(options, context, other, elapsed);
+  }
 
   const results: StoredResult[] = [];
   for (const group of groups(options.only)) {
@@ -172,6 +211,39 @@ async function main(): Promise<number> {
     const tables = [DOCS].filter((path) => updateDocs(path, merged)).map((path) => relative(ROOT, path));
     process.stdout.write(`results in bench/results.json${tables.length > 0 ? `; table updated in ${tables.join(' and ')}` : ''}\n`);
   }
+  return failed.length > 0 ? 1 : 0;
+}
+
+/** Each benchmark on both builds, round after round, the first build alternating; then the ratios. */
+async function against(
+  options: NonNullable<ReturnType<typeof parse>>,
+  context: BenchContext,
+  other: PorterBuild,
+  elapsed: () => string,
+): Promise<number> {
+  const rounds: Array<{ a: Figure[]; b: Figure[] }> = Array.from({ length: options.rounds }, () => ({ a: [], b: [] }));
+  const failed: string[] = [];
+  for (const group of groups(options.only)) {
+    for (let round = 0; round < options.rounds; round++) {
+      for (const build of roundOrder<PorterBuild>(round, THIS_BUILD, other)) {
+        context.progress(`round ${round + 1}/${options.rounds}, ${build.label}: ${group.map((b) => b.name).join(' + ')}`);
+        const busy = busyWarning(await machineBusyPercent());
+        if (busy) context.progress(`WARNING: ${busy}`);
+        const built = { ...context, build };
+        const settled = await Promise.allSettled(group.map((benchmark) => benchmark.run(built)));
+        for (const [i, outcome] of settled.entries()) {
+          if (outcome.status === 'fulfilled') rounds[round]![build === THIS_BUILD ? 'a' : 'b'].push(...outcome.value.figures);
+          else failed.push(`${group[i]!.name} on ${build.label}: ${(outcome.reason as Error).message}`);
+        }
+      }
+    }
+  }
+  const comparison = compareRounds(rounds);
+  process.stdout.write(`\n${comparisonTable(comparison, THIS_BUILD, other)}\n`);
+  process.stdout.write(`\nratio: this tree ÷ ${other.label}, the median of the rounds' own ratios; ${elapsed().trim()} in all\n`);
+  for (const line of failed) process.stdout.write(`did not finish: ${line}\n`);
+  writeJson(AGAINST_RESULTS, { ranAt: new Date().toISOString(), against: other.label, rounds: options.rounds, comparison });
+  process.stdout.write(`not a record run: results in ${AGAINST_RESULTS}\n`);
   return failed.length > 0 ? 1 : 0;
 }
 

@@ -4,7 +4,7 @@ import { PORTER_NODE_FLAGS, startPorter, type PorterProcess } from '../lib/porte
 import { rssKb } from '../lib/proc.js';
 import { median, round } from '../lib/stats.js';
 import { sleep, until } from '../lib/wait.js';
-import type { Benchmark, BenchContext } from '../lib/context.js';
+import { porterOptions, type Benchmark, type BenchContext } from '../lib/context.js';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,7 +48,7 @@ export const cpuMemory: Benchmark = {
     );
     let porter: PorterProcess | undefined;
     try {
-      porter = startPorter(fixture.configPath, fixture.dir, { profile: context.profile, nodeArgs: context.porterNodeArgs });
+      porter = startPorter(fixture.configPath, fixture.dir, porterOptions(context));
       const p = porter;
       // Up and idling: two pulls (the first, and one idle interval later) have been answered.
       await until(() => api.pulls >= 2, 'porter to start and pull twice', { timeoutMs: 20_000, onTimeout: () => p.tail() });

@@ -4,7 +4,7 @@ import { startPorter, type PorterProcess } from '../lib/porter-process.js';
 import { RequestTally } from '../lib/requests.js';
 import { median, round } from '../lib/stats.js';
 import { until } from '../lib/wait.js';
-import type { Benchmark, BenchContext } from '../lib/context.js';
+import { porterOptions, type Benchmark, type BenchContext } from '../lib/context.js';
 
 /**
  * Drain efficiency: N commands due at once, the same shrunk window in the fake and in porter's
@@ -91,7 +91,7 @@ async function drainOnce(context: BenchContext, other: OtherClient): Promise<Dra
         current.lastClaimAt = request.at;
       }
     });
-    porter = startPorter(fixture.configPath, fixture.dir, { profile: context.profile, nodeArgs: context.porterNodeArgs });
+    porter = startPorter(fixture.configPath, fixture.dir, porterOptions(context));
     const p = porter;
     // The steady client starts with porter: its calls open windows too, as real requests would.
     const steady = other === 'steady' ? setInterval(() => fixture.api.spend(fixture.serverId, 'pull', 1), W / OTHER_PER_WINDOW) : undefined;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRconServer, type FakeRconServer } from '../../src/fakes/rcon-server.js';
 import { SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
-import type { Benchmark, BenchContext } from '../lib/context.js';
+import { porterOptions, type Benchmark, type BenchContext } from '../lib/context.js';
 import { figure, type BenchResult } from '../lib/figure.js';
 import { freePort } from '../lib/free-port.js';
 import { startPorter, type PorterProcess } from '../lib/porter-process.js';
@@ -86,7 +86,7 @@ export const fleet: Benchmark = {
     const { api, games } = scene;
     let porter: PorterProcess | undefined;
     try {
-      porter = startPorter(scene.configPath, scene.dir, { profile: context.profile, nodeArgs: context.porterNodeArgs });
+      porter = startPorter(scene.configPath, scene.dir, porterOptions(context));
       const p = porter;
       const onTimeout = () => p.tail();
       const connected = () => games.reduce((sum, g) => sum + g.connections, 0);
@@ -164,7 +164,7 @@ export const fleet: Benchmark = {
       await until(() => connected() === 0, 'the first porter to let go of its connections', { timeoutMs: 30_000, intervalMs: 10 });
       const listen = `127.0.0.1:${await freePort()}`;
       writeFileSync(scene.configPath, JSON.stringify(fleetConfig(api, games, scene.ids, { listen })));
-      porter = startPorter(scene.configPath, scene.dir, { profile: context.profile, nodeArgs: context.porterNodeArgs });
+      porter = startPorter(scene.configPath, scene.dir, porterOptions(context));
       const w = porter;
       await until(() => connected() >= SERVERS, `${SERVERS} RCON connections (webhooks)`, {
         timeoutMs: 60_000,

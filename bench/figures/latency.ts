@@ -5,7 +5,7 @@ import { startPorter, type PorterProcess } from '../lib/porter-process.js';
 import { RequestTally } from '../lib/requests.js';
 import { exponential, median, percentile, round, uniform } from '../lib/stats.js';
 import { sleep, until } from '../lib/wait.js';
-import type { Benchmark, BenchContext } from '../lib/context.js';
+import { porterOptions, type Benchmark, type BenchContext } from '../lib/context.js';
 
 /**
  * Latency while porter idles, at the defaults (poll.idleMs 1000, players.refreshMs 2000, budget
@@ -58,7 +58,7 @@ async function withPorter(
     tally.onRequest((request) => {
       if (request.route === 'pull' && request.status === 204) emptyPulls.push(request.at);
     });
-    porter = startPorter(fixture.configPath, fixture.dir, { profile: context.profile, nodeArgs: context.porterNodeArgs });
+    porter = startPorter(fixture.configPath, fixture.dir, porterOptions(context));
     const p = porter;
     await until(() => tally.update().pulls >= 1, 'the first pull', { timeoutMs: 20_000, onTimeout: () => p.tail() });
     const started = Date.now();

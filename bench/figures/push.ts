@@ -8,7 +8,7 @@ import { startPorter, type PorterProcess } from '../lib/porter-process.js';
 import { RequestTally } from '../lib/requests.js';
 import { exponential, percentile, round } from '../lib/stats.js';
 import { sleep, until } from '../lib/wait.js';
-import type { Benchmark, BenchContext } from '../lib/context.js';
+import { porterOptions, type Benchmark, type BenchContext } from '../lib/context.js';
 
 /**
  * Purchases pushed by the store's webhook against purchases found by polling
@@ -58,7 +58,7 @@ async function run(context: BenchContext, pushed: boolean, count: number, quietM
   let porter: PorterProcess | undefined;
   try {
     const tally = new RequestTally(fixture.api);
-    porter = startPorter(fixture.configPath, fixture.dir, { profile: context.profile, nodeArgs: context.porterNodeArgs });
+    porter = startPorter(fixture.configPath, fixture.dir, porterOptions(context));
     const p = porter;
     await until(() => tally.update().pulls >= 1, 'the first pull', { timeoutMs: 20_000, onTimeout: () => p.tail() });
     // The quiet stretch: nothing bought, only the idle polling the budget pays for.

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { figure, type BenchResult } from '../lib/figure.js';
 import { releaseFixture, startFixture } from '../lib/fixture.js';
-import { PORTER_MAIN, PORTER_NODE_FLAGS, startPorter, timeProcess } from '../lib/porter-process.js';
+import { startPorter, timeProcess } from '../lib/porter-process.js';
 import { round } from '../lib/stats.js';
 import { until } from '../lib/wait.js';
-import type { Benchmark, BenchContext } from '../lib/context.js';
+import { porterOptions, type Benchmark, type BenchContext } from '../lib/context.js';
 
 /**
  * Startup: wall time of `porter --help` and of `node -e 0` (spawn to exit), and of `porter run`
@@ -40,9 +40,9 @@ export const startup: Benchmark = {
     try {
       for (let i = -1; i < runs; i++) {
         const bare = await timeProcess(['-e', '0']);
-        const helpMs = await timeProcess([...PORTER_NODE_FLAGS, PORTER_MAIN, '--help']);
+        const helpMs = await timeProcess([...context.build.nodeFlags, context.build.main, '--help']);
         const seen = fixture.api.requests.length;
-        const porter = startPorter(fixture.configPath, fixture.dir, { profile: context.profile, nodeArgs: context.porterNodeArgs });
+        const porter = startPorter(fixture.configPath, fixture.dir, porterOptions(context));
         try {
           const pull = await until(() => fixture.api.requests.slice(seen).find((r) => r.route === 'pull'), 'the first pull', {
             timeoutMs: 20_000,

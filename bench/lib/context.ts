@@ -1,3 +1,5 @@
+import type { PorterBuild } from './porter-process.js';
+
 /** What every benchmark gets from the runner. */
 export interface BenchContext {
   /** `--quick`: fewer runs and samples, for a look rather than a record. */
@@ -10,6 +12,13 @@ export interface BenchContext {
   readonly profile: boolean;
   /** `--node-arg FLAG` (repeatable): more node flags for every porter process. */
   readonly porterNodeArgs: readonly string[];
+  /** The build of porter to measure: this tree's, or in an `--against` round the other one. */
+  readonly build: PorterBuild;
+}
+
+/** How every benchmark starts porter: the context's build, profile and node flags. */
+export function porterOptions(context: BenchContext): { profile: boolean; nodeArgs: readonly string[]; build: PorterBuild } {
+  return { profile: context.profile, nodeArgs: context.porterNodeArgs, build: context.build };
 }
 
 export interface Benchmark {

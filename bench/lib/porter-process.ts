@@ -20,12 +20,30 @@ export const PORTER_MAIN = resolve(
  * with them, so the figures must too. The harness puts them on its own node's command line, as
  * env would.
  */
-export const PORTER_NODE_FLAGS = shebangFlags(readFileSync(PORTER_MAIN, 'utf8').split('\n', 1)[0] ?? '');
+export const PORTER_NODE_FLAGS = shebangFlags(PORTER_MAIN);
 
-function shebangFlags(line: string): string[] {
+function shebangFlags(main: string): string[] {
+  const line = readFileSync(main, 'utf8').split('\n', 1)[0] ?? '';
   const match = /^#!\s*\S*env\s+(?:-S\s+)?node((?:\s+--[\w-]+(?:=\S+)?)*)\s*$/.exec(line);
-  if (!match) throw new Error(`${PORTER_MAIN} should start with "#!/usr/bin/env [-S] node [--flag…]", not ${JSON.stringify(line)}`);
+  if (!match) throw new Error(`${main} should start with "#!/usr/bin/env [-S] node [--flag…]", not ${JSON.stringify(line)}`);
   return match[1]!.trim().split(/\s+/).filter(Boolean);
+}
+
+/** A build of porter a benchmark runs: this tree's, or another commit's (`npm run bench -- --against REF`). */
+export interface PorterBuild {
+  /** How the tables name it: `this tree`, or the other ref and its commit. */
+  readonly label: string;
+  /** Its bin's file. */
+  readonly main: string;
+  /** Its bin's node flags: each build runs as its own installed `porter` would. */
+  readonly nodeFlags: readonly string[];
+}
+
+export const THIS_BUILD: PorterBuild = { label: 'this tree', main: PORTER_MAIN, nodeFlags: PORTER_NODE_FLAGS };
+
+/** Another build, from its bin's file (its node flags read from its own first line). */
+export function porterBuild(label: string, main: string): PorterBuild {
+  return { label, main, nodeFlags: shebangFlags(main) };
 }
 
 export interface PorterProcess {
@@ -49,8 +67,8 @@ interface StartOptions {
   readonly profile?: boolean;
   /** More node flags for porter (e.g. --trace-gc, whose lines land in porter.log). */
   readonly nodeArgs?: readonly string[];
-  /** Another build of porter's bundle to run (an A/B comparison against a copy of an earlier build). */
-  readonly main?: string;
+  /** Another build of porter to run (an A/B comparison, `--against`); this tree's by default. */
+  readonly build?: PorterBuild;
 }
 
 /**
@@ -65,7 +83,8 @@ export function startPorter(configPath: string, dir: string, options: StartOptio
   let child: ChildProcess;
   try {
     const nodeArgs = [...(options.profile ? ['--cpu-prof', '--cpu-prof-dir', dir] : []), ...(options.nodeArgs ?? [])];
-    child = spawn(process.execPath, [...PORTER_NODE_FLAGS, ...nodeArgs, options.main ?? PORTER_MAIN, 'run', '-c', configPath], {
+    const build = options.build ?? THIS_BUILD;
+    child = spawn(process.execPath, [...build.nodeFlags, ...nodeArgs, build.main, 'run', '-c', configPath], {
       cwd: dir,
       stdio: ['ignore', out, out],
     });
