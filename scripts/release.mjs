@@ -1,17 +1,18 @@
 // npm run release: every artifact of this version, built from this tree into release/
 // (docs/contributing.md#releasing; the decisions: docs/design.md#releases; how owners use each:
 // docs/install.md). Reaches no network but the npm registry, for the Node the executables ship.
-// `--only npm,sea,sums` builds a part (the ship tests build what they prove); `--out DIR` writes
+// `--only npm,sea,egg,sums` builds a part (the ship tests build what they prove); `--out DIR` writes
 // elsewhere; `--no-build` uses the dist/ there is.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { packNpm } from './release/npm-package.mjs';
+import { writeEgg } from './release/egg.mjs';
 import { writeSbom } from './release/sbom.mjs';
 import { buildExecutables } from './release/sea.mjs';
 import { writeSums } from './release/sums.mjs';
 
-const PARTS = ['npm', 'sea', 'sums'];
+const PARTS = ['npm', 'sea', 'egg', 'sums'];
 const { values } = parseArgs({
   options: { out: { type: 'string', default: 'release' }, only: { type: 'string' }, 'no-build': { type: 'boolean' } },
 });
@@ -37,4 +38,5 @@ if (parts.includes('npm')) {
   await step('SBOM', () => writeSbom(out, pkg, 'dist/bundle-meta.json'));
 }
 if (parts.includes('sea')) await step('single executables', () => buildExecutables(out, pkg));
+if (parts.includes('egg')) await step('egg', () => writeEgg(out, pkg));
 if (parts.includes('sums')) await step('sums', () => writeSums(out));
