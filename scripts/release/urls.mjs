@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 export function repositoryUrl(pkg) {
   const url = typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url;
   const match = /^(?:git\+)?(https:\/\/github\.com\/[\w.-]+\/[\w.-]+?)(?:\.git)?$/.exec(url ?? '');
-  if (!match) throw new Error(`package.json repository.url ${JSON.stringify(url)} is not https://github.com/<owner>/<name>[.git]: set it there`);
+  if (!match)
+    throw new Error(`package.json repository.url ${JSON.stringify(url)} is not https://github.com/<owner>/<name>[.git]: set it there`);
   return match[1];
 }
 
@@ -33,8 +34,11 @@ export function readPackage(file = 'package.json') {
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 
-// `node scripts/release/urls.mjs` prints them, for a person or a workflow step.
+// `node scripts/release/urls.mjs [repository|release|image]` prints them (one, for a workflow step).
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const pkg = readPackage();
-  console.log(JSON.stringify({ repository: repositoryUrl(pkg), release: releaseBaseUrl(pkg), image: imageName(pkg) }, null, 2));
+  const all = { repository: repositoryUrl(pkg), release: releaseBaseUrl(pkg), image: imageName(pkg) };
+  const which = process.argv[2];
+  if (which !== undefined && !(which in all)) throw new Error(`unknown address ${which}: one of ${Object.keys(all).join(', ')}`);
+  console.log(which ? all[which] : JSON.stringify(all, null, 2));
 }

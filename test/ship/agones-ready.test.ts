@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { waitFor } from '../helpers/wait-for.js';
+import { projectUrls } from './project-urls.js';
 import { readRepoFile } from './repo.js';
 import { missingTool } from './run.js';
 import { loadYamlDocuments, yamlMissing } from './yaml.js';
@@ -40,12 +41,12 @@ async function pods(file: string): Promise<Pod[]> {
 
 describe('the Kubernetes examples name images that exist', { skip }, () => {
   test("every image is a public one or porter's own, of this version", async () => {
-    const { version } = JSON.parse(readRepoFile('package.json')) as { version: string };
+    const { image: porterImage } = await projectUrls();
     for (const file of [...FILES, 'deploy/kubernetes/minecraft-sidecar.yaml', 'deploy/kubernetes/porter-pool.yaml']) {
       for (const pod of await pods(file)) {
         for (const container of [...pod.spec.containers, ...(pod.spec.initContainers ?? [])]) {
           const ok = PUBLIC_IMAGES.some((image) => container.image === image || container.image.startsWith(`${image}:`));
-          const porters = container.image === `registry.example.com/porter:${version}`;
+          const porters = container.image === porterImage;
           assert.ok(ok || (porters && container.name === 'porter'), `${file}: ${container.name} runs ${container.image}`);
         }
       }

@@ -28,6 +28,7 @@ interface Service {
   build?: string;
   image?: string;
   depends_on?: Record<string, { condition?: string }>;
+  healthcheck?: unknown;
   volumes?: string[];
   secrets?: string[];
   stop_grace_period?: string;
@@ -51,10 +52,23 @@ function runFlags(compose: Compose, service: Service, project: string): { flags:
   let stopSeconds = 10;
   for (const [key, value] of Object.entries(service)) {
     switch (key) {
-      case 'build':
       case 'image':
       case 'depends_on':
-        break; // the image is built from this Dockerfile below; mc (the simulator) runs before porter
+        break; // the image is the release's archive, loaded below; mc (the simulator) runs before porter
+      case 'healthcheck': {
+        const check = value as { test: string[]; interval: string; timeout: string; start_period: string; retries: number };
+        if (check.test[0] !== 'CMD') throw new Error(`healthcheck.test ${JSON.stringify(check.test)} is not ["CMD", ...]`);
+        flags.push('--health-cmd', JSON.stringify(check.test.slice(1)), '--health-interval', check.interval);
+        flags.push(
+          '--health-timeout',
+          check.timeout,
+          '--health-start-period',
+          check.start_period,
+          '--health-retries',
+          String(check.retries),
+        );
+        break;
+      }
       case 'volumes':
         for (const spec of value as string[]) {
           const [source, target, mode] = spec.split(':') as [string, string, string | undefined];
@@ -148,7 +162,7 @@ describe('docker-compose.example.yml, run', { skip, timeout: 1_800_000 }, () => 
         '-e',
         `PORTER_HEALTH_PORT=${healthPort}`,
         ...porter.flags,
-        image.name,
+        compose.services.porter!.image!,
       ]);
     },
     { timeout: 1_500_000 },
@@ -160,9 +174,9 @@ describe('docker-compose.example.yml, run', { skip, timeout: 1_800_000 }, () => 
     if (project) rmSync(project, { recursive: true, force: true });
   });
 
-  test('the porter service is built from this repository and depends on mc being healthy', () => {
+  test("the porter service runs the image the release's archive loads as, and depends on mc being healthy", () => {
     const porter = compose.services.porter!;
-    assert.equal(porter.build, '.');
+    assert.equal(porter.image, image.loadedAs);
     assert.equal(porter.depends_on?.mc?.condition, 'service_healthy');
   });
 

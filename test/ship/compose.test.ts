@@ -4,6 +4,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { configSchema } from '../../src/config/schema.js';
 import { parseListen } from '../../src/health/listen.js';
 import { parseDockerfile } from './dockerfile.js';
+import { healthFlags } from './health-flags.js';
 import { readRepoFile, repoPath } from './repo.js';
 import { loadYaml, yamlMissing } from './yaml.js';
 
@@ -20,6 +21,7 @@ const skip = await yamlMissing();
 type Service = {
   image?: string;
   build?: string | { context: string };
+  healthcheck?: unknown;
   environment?: Record<string, string | number> | string[];
   secrets?: (string | { source: string; target?: string })[];
   ports?: string[];
@@ -61,13 +63,22 @@ describe('docker-compose.example.yml', { skip }, () => {
     for (const port of mc.ports ?? []) assert.doesNotMatch(port, /25575/, 'RCON must not be published outside the compose network');
   });
 
-  test('runs porter from this Dockerfile as a sidecar whose mounted config loads and reaches mc', async () => {
+  test("runs porter's image of this version as a sidecar whose mounted config loads and reaches mc, with the Dockerfile's health check", async () => {
     const compose = (await loadYaml(readRepoFile('docker-compose.example.yml'))) as Compose;
     const porter = compose.services.porter!;
     const mcVars = env(compose.services.mc!);
-    const build = typeof porter.build === 'string' ? porter.build : porter.build?.context;
-    assert.equal(build, '.');
+    const pkg = JSON.parse(readRepoFile('package.json')) as { version: string };
+    assert.match(porter.image ?? '', new RegExp(`^ghcr\\.io/[^/]+/porter:${pkg.version.replaceAll('.', '\\.')}$`));
     assert.ok(porter.depends_on?.mc, 'porter starts after mc');
+    // The OCI archive has no HEALTHCHECK: the service says the Dockerfile's again, exactly.
+    const [, command, , interval, , timeout, , startPeriod, , retries] = healthFlags();
+    assert.deepEqual(porter.healthcheck, {
+      test: ['CMD', 'node', '-e', /^node -e "(.*)"$/.exec(command!)![1]!],
+      interval,
+      timeout,
+      start_period: startPeriod,
+      retries: Number(retries),
+    });
 
     const runtime = parseDockerfile(readRepoFile('Dockerfile')).stages.at(-1)!;
     const imageEnv = runtime.instructions.filter((i) => i.keyword === 'ENV').map((i) => i.args);
@@ -109,5 +120,14 @@ describe('docker-compose.example.yml', { skip }, () => {
     assert.ok(secretPaths(porter).includes(raw.servers[0]!.executor.passwordFile), 'passwordFile is a secret porter receives');
     if (mcVars.RCON_PASSWORD_FILE)
       assert.equal(raw.servers[0]!.executor.passwordFile, mcVars.RCON_PASSWORD_FILE, 'one password file for both');
+  });
+
+  test("docs/install.md's run line gives the image's health check as the Dockerfile has it", () => {
+    const flags = healthFlags();
+    const install = readRepoFile('docs/install.md');
+    const shellQuoted = `--health-cmd "${flags[1]!.replaceAll('"', '\\"')}"`;
+    assert.ok(install.includes(shellQuoted), `docs/install.md#container has no ${shellQuoted}`);
+    for (let i = 2; i < flags.length; i += 2)
+      assert.ok(install.includes(`${flags[i]} ${flags[i + 1]}`), `docs/install.md#container has no ${flags[i]} ${flags[i + 1]}`);
   });
 });

@@ -43,6 +43,7 @@ import {
 } from './panel.js';
 import { buildRelease } from './packed.js';
 import { engineMissing, logsOf, podman, removeAll, RUN_FLAGS } from './podman.js';
+import { projectUrls } from './project-urls.js';
 import { readRepoFile, repoPath, repoRoot } from './repo.js';
 import { run } from './run.js';
 
@@ -65,9 +66,6 @@ type Package = { version: string; repository: { url: string } };
 const pkg = JSON.parse(readRepoFile('package.json')) as Package;
 const { buildEgg } = (await import(pathToFileURL(repoPath('scripts/release/egg.mjs')).href)) as {
   buildEgg: (pkg: Package, root: string) => Egg;
-};
-const { releaseBaseUrl } = (await import(pathToFileURL(repoPath('scripts/release/urls.mjs')).href)) as {
-  releaseBaseUrl: (pkg: Package) => string;
 };
 const egg = buildEgg(pkg, repoRoot);
 const PANELS: readonly Panel[] = ['pelican', 'pterodactyl'];
@@ -114,8 +112,8 @@ describe('the game-panel egg (PTDL_v2)', () => {
     }
   });
 
-  test("installs this version's release as it comes: no variable is left empty but the owner's", () => {
-    assert.equal(variable('PORTER_RELEASE_URL').default_value, releaseBaseUrl(pkg));
+  test("installs this version's release as it comes: no variable is left empty but the owner's", async () => {
+    assert.equal(variable('PORTER_RELEASE_URL').default_value, (await projectUrls()).releaseBase);
     for (const v of egg.variables.filter((v) => !OWNER_VARIABLES.includes(v.env_variable)))
       assert.deepEqual(ruleProblems(v.rules, v.default_value), [], `${v.env_variable} works as it comes`);
     assert.match(egg.scripts.installation.script, /\$\{PORTER_RELEASE_URL%\/\}/, 'the installer fetches from the release URL variable');

@@ -8,8 +8,11 @@ import { run, which, type RunResult } from './run.js';
  * on demand with `podman healthcheck run`). Every call here says so with the same flags.
  */
 
+/** What this machine's podman needs on every run and build: runc, and limits it may not raise. */
+export const ENGINE_FLAGS = ['--runtime', 'runc', '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024'] as const;
+
 /** Flags for `podman run` and `podman create`. */
-export const RUN_FLAGS = ['--runtime', 'runc', '--network', 'host', '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024'] as const;
+export const RUN_FLAGS = [...ENGINE_FLAGS, '--network', 'host'] as const;
 
 /** Flags for `podman build`: the same runtime, network and limits, and the Docker image format (OCI has no HEALTHCHECK). */
 export const BUILD_FLAGS = [...RUN_FLAGS, '--format', 'docker'] as const;

@@ -1,18 +1,18 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureNodeBase } from './node-base.js';
-import { BUILD_FLAGS, podman } from './podman.js';
+import { ENGINE_FLAGS, podman } from './podman.js';
 import { repoRoot } from './repo.js';
 import { run } from './run.js';
 
 /**
- * The porter image, built from the repository's own Dockerfile on the stand-in Debian node base
- * (node-base.ts), the way docs/install.md#container tells an owner to build it: npm's registry
- * settings of this machine handed in as the build secret `npmrc`, and the CA file they name
- * bind-mounted read-only for the build only, so neither ends up in a layer. Builds run one at a
- * time (flock): the second test file to ask gets podman's layer cache.
+ * The porter image as a release ships it: the OCI archive `npm run release` writes
+ * (scripts/release/oci.mjs: the repository's Dockerfile built by podman on the release base, node
+ * SHIP_NODE), loaded with `podman load` as an owner loads it, then tagged for the tests. The build
+ * hands in this machine's npm settings as the build secret `npmrc` (never a layer), and this
+ * machine's podman flags through PORTER_PODMAN_FLAGS. Builds run one at a time (flock): the second
+ * test file to ask gets podman's layer cache.
  */
 
 export const PORTER_IMAGE = 'localhost/porter:ship-test';
@@ -21,58 +21,41 @@ const BUILD_MS = 900_000;
 
 export interface BuiltImage {
   readonly name: string;
-  readonly base: string;
-  /** How long `podman build` took this time (layer cache included). */
+  /** The name `podman load` gave it, from the archive's index (the release's image name and version). */
+  readonly loadedAs: string;
+  /** How long the release's OCI step took this time (layer cache included). */
   readonly buildMs: number;
+  /** The archive's size in bytes. */
+  readonly archiveBytes: number;
 }
 
-async function npmConfig(key: string): Promise<string | undefined> {
-  const result = await run('npm', ['config', 'get', key], { timeoutMs: 30_000 });
-  const value = result.stdout.trim();
-  return result.code === 0 && value !== '' && value !== 'null' && value !== 'undefined' ? value : undefined;
-}
-
-/** The build's view of this machine's npm: its registry, and the CA file it trusts (mounted at the same path). */
-async function registrySettings(dir: string): Promise<{ secret: string[]; mounts: string[] }> {
-  const registry = await npmConfig('registry');
-  const cafile = await npmConfig('cafile');
-  const lines = [registry ? `registry=${registry}` : '', cafile && existsSync(cafile) ? `cafile=${cafile}` : ''].filter(Boolean);
-  const npmrc = join(dir, 'npmrc');
-  writeFileSync(npmrc, `${lines.join('\n')}\n`, { mode: 0o600 });
-  const mounts = cafile && existsSync(cafile) ? ['-v', `${cafile}:${cafile}:ro`] : [];
-  return { secret: ['--secret', `id=npmrc,src=${npmrc}`], mounts };
-}
-
-/** Builds (or finds in the layer cache) porter's image on the stand-in base. */
+/** The release's OCI archive, built into a scratch folder and loaded; returns the image's names. */
 export async function buildPorterImage(): Promise<BuiltImage> {
-  const base = await ensureNodeBase();
-  const dir = mkdtempSync(join(tmpdir(), 'porter-image-'));
+  const out = mkdtempSync(join(tmpdir(), 'porter-release-oci-'));
   try {
-    const { secret, mounts } = await registrySettings(dir);
-    const revision = await run('git', ['rev-parse', 'HEAD'], { cwd: repoRoot, timeoutMs: 10_000 });
-    const args = [
-      'build',
-      ...BUILD_FLAGS,
-      ...secret,
-      ...mounts,
-      '--build-arg',
-      `NODE_IMAGE=${base}`,
-      '--build-arg',
-      `PORTER_REVISION=${revision.code === 0 ? revision.stdout.trim() : 'unknown'}`,
-      '-t',
-      PORTER_IMAGE,
-      repoRoot,
-    ];
     const started = performance.now();
-    const result = await run('flock', [LOCK, 'podman', ...args], {
-      timeoutMs: BUILD_MS,
-      env: { ...process.env, DISABLE_HC_SYSTEMD: 'true' },
-    });
+    const result = await run(
+      'flock',
+      [LOCK, process.execPath, join(repoRoot, 'scripts/release.mjs'), '--only', 'oci', '--out', out, '--no-build'],
+      {
+        cwd: repoRoot,
+        timeoutMs: BUILD_MS,
+        env: { ...process.env, DISABLE_HC_SYSTEMD: 'true', PORTER_PODMAN_FLAGS: ENGINE_FLAGS.join(' ') },
+      },
+    );
     const buildMs = performance.now() - started;
-    if (result.code !== 0) throw new Error(`podman build failed (${result.code}):\n${(result.stdout + result.stderr).slice(-6000)}`);
-    return { name: PORTER_IMAGE, base, buildMs };
+    if (result.code !== 0)
+      throw new Error(`the release's OCI step failed (${result.code}):\n${(result.stdout + result.stderr).slice(-6000)}`);
+    const archive = readdirSync(out).find((name) => name.endsWith('-oci.tar'));
+    if (!archive) throw new Error(`the release's OCI step wrote no *-oci.tar into ${out}: ${readdirSync(out).join(', ')}`);
+    const archiveBytes = statSync(join(out, archive)).size;
+    const loaded = await podman(['load', '-q', '-i', join(out, archive)], { timeoutMs: BUILD_MS });
+    const loadedAs = /Loaded image(?:\(s\))?: (\S+)/.exec(loaded.stdout + loaded.stderr)?.[1];
+    if (!loadedAs) throw new Error(`podman load named no image:\n${loaded.stdout}${loaded.stderr}`);
+    await podman(['tag', loadedAs, PORTER_IMAGE]);
+    return { name: PORTER_IMAGE, loadedAs, buildMs, archiveBytes };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(out, { recursive: true, force: true });
   }
 }
 
@@ -89,9 +72,9 @@ export async function imageLabel(name: string, label: string): Promise<string> {
 }
 
 // `node dist/test/ship/porter-image.js`: builds it ahead of the tests (.ci/run does), so a first
-// build on a machine (minutes: the node base, npm ci in the image) is not counted against the
+// build on a machine (minutes: the release base, npm ci in the image) is not counted against the
 // time limit of the test file that happens to ask for it first.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { buildMs } = await buildPorterImage();
-  process.stdout.write(`${PORTER_IMAGE} (${(buildMs / 1000).toFixed(0)} s)\n`);
+  const { buildMs, loadedAs } = await buildPorterImage();
+  process.stdout.write(`${PORTER_IMAGE}, loaded as ${loadedAs} (${(buildMs / 1000).toFixed(0)} s)\n`);
 }
