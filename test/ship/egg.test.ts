@@ -11,6 +11,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -208,6 +209,47 @@ describe('the game-panel egg (PTDL_v2)', () => {
         rmSync(dir, { recursive: true, force: true });
       }
     });
+
+  test("the installation script picks the executable of the node's architecture (uname -m)", async () => {
+    // The script on this machine's bash, /mnt/server a temp folder, with stand-ins for uname and
+    // for curl (which copies from a folder holding a release of two stand-in executables).
+    const root = mkdtempSync(join(tmpdir(), 'porter-egg-arch-'));
+    try {
+      const [bin, release, server] = ['bin', 'release', 'server'].map((name) => join(root, name)) as [string, string, string];
+      for (const dir of [bin, release, server]) mkdirSync(dir);
+      const sums = ['x64', 'arm64'].map((arch) => {
+        const body = `#!/bin/sh\necho 9.9.9-${arch}\n`;
+        writeFileSync(join(release, `porter-9.9.9-linux-${arch}`), body);
+        return `${createHash('sha256').update(body).digest('hex')}  porter-9.9.9-linux-${arch}\n`;
+      });
+      writeFileSync(join(release, 'SHA256SUMS'), sums.join(''));
+      writeFileSync(join(bin, 'uname'), '#!/bin/sh\necho "$FAKE_MACHINE"\n', { mode: 0o755 });
+      // The script's fetch ends with `--output FILE URL`.
+      writeFileSync(join(bin, 'curl'), `#!/bin/sh\nwhile [ $# -gt 2 ]; do shift; done\nexec cp "${release}/\${2##*/}" "$1"\n`, {
+        mode: 0o755,
+      });
+      const script = join(root, 'install.sh');
+      writeFileSync(script, egg.scripts.installation.script.replaceAll('/mnt/server', server));
+      const install = (machine: string) =>
+        run('bash', [script], {
+          env: { PATH: `${bin}:${process.env.PATH!}`, FAKE_MACHINE: machine, PORTER_RELEASE_URL: 'http://mirror.invalid/porter/' },
+        });
+      for (const [machine, arch] of [
+        ['x86_64', 'x64'],
+        ['aarch64', 'arm64'],
+      ] as const) {
+        const result = await install(machine);
+        assert.equal(result.code, 0, result.stdout + result.stderr);
+        assert.match(result.stdout, new RegExp(`^porter: installed porter-9\\.9\\.9-linux-${arch}, porter 9\\.9\\.9-${arch}$`, 'm'));
+        assert.match(result.stdout, new RegExp(`^porter: fetching http://mirror\\.invalid/porter/porter-9\\.9\\.9-linux-${arch}$`, 'm'));
+      }
+      const other = await install('riscv64');
+      assert.equal(other.code, 1);
+      assert.match(other.stdout, /^porter: this machine is riscv64, and porter's release has executables for x86_64 and aarch64 only/m);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 
   for (const panel of PANELS)
     test(`${panel}'s yolk entrypoint runs the startup line, printing it with no secret`, async () => {
