@@ -1,7 +1,7 @@
 // npm run release: every artifact of this version, built from this tree into release/
 // (docs/contributing.md#releasing; the decisions: docs/design.md#releases; how owners use each:
 // docs/install.md). Reaches no network but the npm registry, for the Node the executables ship.
-// `--only npm,sea,oci,sums` builds a part (the ship tests build what they prove); `--out DIR` writes
+// `--only npm,sea,oci,egg,sums` builds a part (the ship tests build what they prove); `--out DIR` writes
 // elsewhere; `--no-build` uses the dist/ there is; `--oci-base IMAGE` builds the image on another
 // base than the one made from Debian packages and SHIP_NODE (scripts/release/oci-base.mjs).
 // PORTER_PODMAN_FLAGS adds flags this machine's podman needs to `podman build` (space-separated).
@@ -9,12 +9,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { packNpm } from './release/npm-package.mjs';
+import { writeEgg } from './release/egg.mjs';
 import { writeSbom } from './release/sbom.mjs';
 import { buildImageArchive } from './release/oci.mjs';
 import { buildExecutables } from './release/sea.mjs';
 import { writeSums } from './release/sums.mjs';
 
-const PARTS = ['npm', 'sea', 'oci', 'sums'];
+const PARTS = ['npm', 'sea', 'oci', 'egg', 'sums'];
 const { values } = parseArgs({
   options: {
     out: { type: 'string', default: 'release' },
@@ -49,4 +50,5 @@ if (parts.includes('oci')) {
   const engineFlags = (process.env.PORTER_PODMAN_FLAGS ?? '').split(' ').filter(Boolean);
   await step('OCI image', () => buildImageArchive(out, pkg, { base: values['oci-base'], engineFlags }));
 }
+if (parts.includes('egg')) await step('egg', () => writeEgg(out, pkg));
 if (parts.includes('sums')) await step('sums', () => writeSums(out));

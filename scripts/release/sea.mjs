@@ -3,7 +3,7 @@
 // The blob is made by the shipped Node itself, without a code cache or a snapshot, so one blob
 // serves both architectures; postject puts it into a copy of each architecture's node.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import postject from 'postject';
@@ -51,9 +51,9 @@ function assets(work, pkg) {
 
 /** Writes porter-<version>-linux-<arch> for each shipped architecture into `out`; returns their paths. */
 export async function buildExecutables(out, pkg) {
-  const work = join('dist', 'sea');
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
+  // A folder of this build's own: the ship tests build releases in parallel from one tree.
+  mkdirSync('dist', { recursive: true });
+  const work = mkdtempSync(join('dist', 'sea-'));
   const main = await bundleOneFile(work);
   const blob = join(work, 'porter.blob');
   const config = join(work, 'sea-config.json');
@@ -77,5 +77,6 @@ export async function buildExecutables(out, pkg) {
     await postject.inject(target, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE });
     written.push(target);
   }
+  rmSync(work, { recursive: true, force: true });
   return written;
 }

@@ -7,18 +7,24 @@ import { run } from './run.js';
 const INSTALL_TIMEOUT_MS = 170_000;
 
 /**
- * The npm package of a release (scripts/release/npm-package.mjs), made from this tree's build
- * into `work`/release: what `npm run release` publishes. --no-build: the build already ran for this test
- * run, and running it again would rebuild dist/ under the other tests. Resolves with its path.
+ * `npm run release`'s `parts` (scripts/release.mjs), made from this tree's build into `out`: what
+ * a release publishes. --no-build: the build already ran for this test run, and running it again
+ * would rebuild dist/ under the other tests. Resolves with the release script's output lines.
  */
-export async function releaseTarball(work: string): Promise<string> {
-  const made = await run(process.execPath, ['scripts/release.mjs', '--no-build', '--only', 'npm', '--out', join(work, 'release')], {
+export async function buildRelease(out: string, parts: readonly string[], timeoutMs = 600_000): Promise<string> {
+  const made = await run(process.execPath, ['scripts/release.mjs', '--no-build', '--only', parts.join(','), '--out', out], {
     cwd: repoRoot,
-    timeoutMs: 120_000,
+    timeoutMs,
   });
-  assert.equal(made.code, 0, made.stderr);
-  const line = /^release: npm package: (\S+)/m.exec(made.stdout);
-  assert.ok(line, `the release build names its tarball:\n${made.stdout}`);
+  assert.equal(made.code, 0, made.stdout + made.stderr);
+  return made.stdout;
+}
+
+/** The npm package of a release, made into `work`/release. Resolves with its path. */
+export async function releaseTarball(work: string): Promise<string> {
+  const stdout = await buildRelease(join(work, 'release'), ['npm'], 120_000);
+  const line = /^release: npm package: (\S+)/m.exec(stdout);
+  assert.ok(line, `the release build names its tarball:\n${stdout}`);
   return resolve(repoRoot, line[1]!);
 }
 
