@@ -51,7 +51,7 @@ export function roundOrder<T>(round: number, a: T, b: T): [T, T] {
   return round % 2 === 0 ? [a, b] : [b, a];
 }
 
-export interface Comparison {
+interface Comparison {
   readonly key: string;
   readonly label: string;
   readonly unit: string;

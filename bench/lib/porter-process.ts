@@ -10,10 +10,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
  * What `porter` runs once installed: package.json's `bin.porter`, resolved in the project, so the
  * figures follow however the project ships the CLI (compiled modules or a bundle).
  */
-export const PORTER_MAIN = resolve(
-  ROOT,
-  (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: { porter: string } }).bin.porter,
-);
+const PORTER_MAIN = resolve(ROOT, (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: { porter: string } }).bin.porter);
 
 /**
  * The node flags the bin's `#!/usr/bin/env -S node …` line asks for: an installed `porter` runs
