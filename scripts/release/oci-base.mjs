@@ -8,7 +8,7 @@
 // (an official node image pinned by digest, say).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SHIP_NODE, shipNode } from './ship-node.mjs';
 
@@ -71,7 +71,7 @@ function makeTarball(tarball) {
     });
     mkdirSync(join(root, 'usr/local/bin'), { recursive: true });
     copyFileSync(shipNode('x64'), join(root, 'usr/local/bin/node'));
-    sh('chmod', ['0755', join(root, 'usr/local/bin/node')]);
+    chmodSync(join(root, 'usr/local/bin/node'), 0o755);
     addNpm(root);
     const { name, uid } = RECIPE.user;
     sh('chroot', [root, 'groupadd', '--gid', String(uid), name]);
