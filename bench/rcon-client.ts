@@ -1,6 +1,7 @@
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { pino } from 'pino';
 import { RconExecutor } from '../src/protocols/rcon/executor.js';
+import { RawRconClient } from './lib/raw-rcon.js';
 
 /**
  * The client side of the RCON benchmark, run as its own process so that it does not share an
@@ -23,50 +24,6 @@ const WARMUP_MS = 300;
 type Flavour = 'minecraft' | 'source';
 type Send = () => Promise<unknown>;
 
-function encode(id: number, type: number, body: string): Buffer {
-  const bytes = Buffer.from(body, 'utf8');
-  const packet = Buffer.alloc(14 + bytes.length);
-  packet.writeInt32LE(10 + bytes.length, 0);
-  packet.writeInt32LE(id, 4);
-  packet.writeInt32LE(type, 8);
-  bytes.copy(packet, 12);
-  return packet;
-}
-
-/** A hand-written client: length-prefixed packets in, the next packet with a wanted id out. */
-class RawClient {
-  readonly #socket: Socket;
-  #buffer: Buffer = Buffer.alloc(0);
-  #want: { match: (id: number, type: number) => boolean; resolve: () => void } | undefined;
-
-  constructor(socket: Socket) {
-    this.#socket = socket;
-    socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => {
-      this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
-      while (this.#buffer.length >= 4) {
-        const length = this.#buffer.readInt32LE(0);
-        if (this.#buffer.length < 4 + length) break;
-        const id = this.#buffer.readInt32LE(4);
-        const type = this.#buffer.readInt32LE(8);
-        this.#buffer = this.#buffer.subarray(4 + length);
-        const want = this.#want;
-        if (want?.match(id, type)) {
-          this.#want = undefined;
-          want.resolve();
-        }
-      }
-    });
-  }
-
-  request(id: number, type: number, body: string, match: (id: number, type: number) => boolean): Promise<void> {
-    return new Promise((resolve) => {
-      this.#want = { match, resolve };
-      this.#socket.write(encode(id, type, body));
-    });
-  }
-}
-
 async function rawSender(port: number, password: string): Promise<{ send: Send; close(): void }> {
   const socket = connect(port, '127.0.0.1');
   socket.on('error', (error) => {
@@ -74,9 +31,8 @@ async function rawSender(port: number, password: string): Promise<{ send: Send; 
     process.exit(1);
   });
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-  const client = new RawClient(socket);
-  // Only an AUTH_RESPONSE (type 2) decides: srcds sends an empty RESPONSE_VALUE first.
-  await client.request(1, 3, password, (_id, type) => type === 2);
+  const client = new RawRconClient(socket);
+  await client.login(password);
   let id = 1;
   return {
     send: () => {

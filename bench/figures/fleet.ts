@@ -6,6 +6,7 @@ import { startRconServer, type FakeRconServer } from '../../src/fakes/rcon-serve
 import { SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
 import { porterOptions, type Benchmark, type BenchContext } from '../lib/context.js';
 import { figure, type BenchResult } from '../lib/figure.js';
+import { floorCpuPercent } from '../lib/fleet-floor.js';
 import { freePort } from '../lib/free-port.js';
 import { startPorter, type PorterProcess } from '../lib/porter-process.js';
 import { round } from '../lib/stats.js';
@@ -37,10 +38,13 @@ interface Scene {
   readonly ids: string[];
   readonly dir: string;
   readonly configPath: string;
+  readonly password: string;
 }
 
+const ID_PREFIX = '00000000-0000-4000-8000-';
+
 function serverId(i: number): string {
-  return `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
+  return `${ID_PREFIX}${i.toString(16).padStart(12, '0')}`;
 }
 
 async function startScene(): Promise<Scene> {
@@ -55,7 +59,7 @@ async function startScene(): Promise<Scene> {
   writeFileSync(join(dir, 'webhook-secret'), `whsec_${randomBytes(24).toString('base64')}`, { mode: 0o600 });
   const configPath = join(dir, 'config.json');
   writeFileSync(configPath, JSON.stringify(fleetConfig(api, games, ids)));
-  return { api, games, ids, dir, configPath };
+  return { api, games, ids, dir, configPath, password };
 }
 
 /** Polling only at the defaults, or (`webhook`) wake-ups on with `poll.idleMs` 15 s, the set-up the docs advise for a fleet. */
@@ -109,6 +113,7 @@ export const fleet: Benchmark = {
       // Let start-up's garbage and first windows settle before the idle span.
       await sleep(5_000);
       const idle = await measureIdle(p, api, games, idleSeconds);
+      const pollingConnections = api.connections;
       const { seconds, idleCpuPercent, callsPerServer, rssMb } = idle;
       context.progress(
         `  idle: ${round(idleCpuPercent, 1)} % of a core, ${round(callsPerServer, 2)} API calls/s per server, RSS ${round(rssMb, 1)} MB; the simulators took ${round(idle.harnessPercent, 1)} %`,
@@ -177,6 +182,42 @@ export const fleet: Benchmark = {
       context.progress(
         `  idle with webhooks (poll.idleMs ${WEBHOOK_IDLE_MS / 1000} s): ${round(pushed.idleCpuPercent, 1)} % of a core, ${round(pushed.callsPerServer * 60, 1)} API calls a minute per server, ${round(pushed.rconPerSecond)} player-list reads/s`,
       );
+      await porter.stop();
+      porter = undefined;
+      await until(() => connected() === 0, 'the second porter to let go of its connections', { timeoutMs: 30_000, intervalMs: 10 });
+
+      // The floors: the same calls made by a program that decides nothing (bench/fleet-floor.ts).
+      const floorOf = async (what: string, pullsPerSecond: number, readsPerSecond: number, seconds: number) => {
+        const requests0 = { api: 0, rcon: 0 };
+        let made = { api: 0, rcon: 0 };
+        const count = () => ({ api: api.requests.length, rcon: games.reduce((sum, g) => sum + g.executed.length, 0) });
+        let first = true;
+        const percent = await floorCpuPercent(
+          {
+            apiUrl: api.url,
+            serverIdPrefix: ID_PREFIX,
+            servers: SERVERS,
+            pullsPerSecond,
+            readsPerSecond,
+            apiConnections: pollingConnections,
+            gamePorts: games.map((g) => g.port),
+            rconPassword: scene.password,
+          },
+          seconds,
+          5_000,
+          () => {
+            if (first) Object.assign(requests0, count());
+            else made = { api: count().api - requests0.api, rcon: count().rcon - requests0.rcon };
+            first = false;
+          },
+        );
+        context.progress(
+          `  floor, ${what}: ${round(percent, 1)} % of a core for ${round(made.api / seconds)} pulls/s and ${round(made.rcon / seconds)} player-list reads/s (asked: ${round(pullsPerSecond)} and ${round(readsPerSecond)})`,
+        );
+        return percent;
+      };
+      const pollingFloor = await floorOf('polling', idle.requests / idle.seconds, idle.rconPerSecond, idleSeconds);
+      const webhookFloor = await floorOf('webhooks (player reads alone)', 0, pushed.rconPerSecond, Math.max(idleSeconds, 30));
 
       return {
         name: this.name,
@@ -188,6 +229,12 @@ export const fleet: Benchmark = {
           figure('fleet.idleCpu', `${SERVERS} servers idle: porter's CPU (% of a core)`, '%', [round(idleCpuPercent, 1)], {
             target: { op: '<=', value: 20, text: '≤ 20 %' },
           }),
+          figure('fleet.idleCpuFloor', `${SERVERS} servers idle: the floor's CPU, the same calls and nothing else (% of a core)`, '%', [
+            round(pollingFloor, 1),
+          ]),
+          figure('fleet.idleCpuRatio', `${SERVERS} servers idle: porter ÷ floor`, 'ratio', [round(idleCpuPercent / pollingFloor, 2)], {
+            target: { op: '<=', value: 1.5, text: '≤ 1.5' },
+          }),
           figure('fleet.callsPerServer', `${SERVERS} servers idle: API calls/s per server`, '/s per server', [round(callsPerServer, 2)]),
           figure(
             'fleet.idleCpuWebhook',
@@ -197,6 +244,13 @@ export const fleet: Benchmark = {
             {
               target: { op: '<=', value: 5, text: '≤ 5 %' },
             },
+          ),
+          figure(
+            'fleet.idleCpuWebhookRatio',
+            `${SERVERS} servers idle, webhooks on: porter ÷ the floor of its player reads alone`,
+            'ratio',
+            [round(pushed.idleCpuPercent / webhookFloor, 2)],
+            { target: { op: '<=', value: 1.5, text: '≤ 1.5' } },
           ),
           figure('fleet.rss', `${SERVERS} servers: RSS`, 'MB', [round(rssMb, 1)], {
             target: { op: '<=', value: 250, text: '≤ 250 MB' },
@@ -226,6 +280,8 @@ export const fleet: Benchmark = {
           webhookIdleRconCommandsPerSecond: round(pushed.rconPerSecond),
           webhookRssMb: round(pushed.rssMb, 1),
           apiConnections: api.connections,
+          pollingFloorCpuPercent: round(pollingFloor, 2),
+          webhookFloorCpuPercent: round(webhookFloor, 2),
         },
       };
     } finally {

@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { SIM_TOKEN } from '../../src/fakes/seller-api.js';
+import { cpuMs } from './proc.js';
+import { sleep, until } from './wait.js';
+
+const FLOOR = fileURLToPath(new URL('../fleet-floor.js', import.meta.url));
+
+interface FloorCalls {
+  readonly apiUrl: string;
+  readonly serverIdPrefix: string;
+  readonly servers: number;
+  readonly pullsPerSecond: number;
+  readonly readsPerSecond: number;
+  readonly apiConnections: number;
+  readonly gamePorts: readonly number[];
+  readonly rconPassword: string;
+}
+
+/**
+ * The floor process (bench/fleet-floor.ts) making `calls` for `seconds` after a settling span, as
+ * porter's idle span is measured: its CPU as % of one core. `during` runs at the span's start and
+ * end, so the caller can count what the simulators saw meanwhile.
+ */
+export async function floorCpuPercent(calls: FloorCalls, seconds: number, settleMs: number, during: () => void): Promise<number> {
+  const args = [
+    FLOOR,
+    calls.apiUrl,
+    calls.serverIdPrefix,
+    String(calls.servers),
+    String(calls.pullsPerSecond),
+    String(calls.readsPerSecond),
+    String(Math.max(1, calls.apiConnections)),
+    calls.gamePorts.join(','),
+  ];
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, BENCH_API_TOKEN: SIM_TOKEN, BENCH_RCON_PASSWORD: calls.rconPassword },
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await until(() => out.includes('ready') || child.exitCode !== null, 'the floor to log in everywhere', {
+      timeoutMs: 60_000,
+      intervalMs: 10,
+    });
+    if (child.exitCode !== null) throw new Error(`the fleet floor exited ${child.exitCode} before it was ready`);
+    await sleep(settleMs);
+    const pid = child.pid!;
+    const cpu0 = cpuMs(pid);
+    const at0 = performance.now();
+    during();
+    await sleep(seconds * 1000);
+    const spent = cpuMs(pid) - cpu0;
+    const elapsed = performance.now() - at0;
+    during();
+    return (spent / elapsed) * 100;
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
