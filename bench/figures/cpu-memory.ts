@@ -6,6 +6,8 @@ import { median, round } from '../lib/stats.js';
 import { sleep, until } from '../lib/wait.js';
 import { porterOptions, type Benchmark, type BenchContext } from '../lib/context.js';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { SIM_SERVER_ID, SIM_TOKEN } from '../../src/fakes/seller-api.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
@@ -24,6 +26,21 @@ import { build, type BuildOptions } from 'esbuild';
 
 const BARE_NODE = ['-e', 'setInterval(() => {}, 1e3)'];
 const DEPS_FLOOR_SOURCE = fileURLToPath(new URL('../deps-floor.js', import.meta.url));
+const COMMAND_FLOOR = fileURLToPath(new URL('../command-floor.js', import.meta.url));
+
+/** bench/command-floor.ts against the same API and game server: its CPU per command, in ms. */
+async function commandFloorMs(apiUrl: string, gamePort: number, password: string, commands: number): Promise<number> {
+  const child = spawn(process.execPath, [COMMAND_FLOOR, apiUrl, SIM_SERVER_ID, String(gamePort), String(commands)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, BENCH_API_TOKEN: SIM_TOKEN, BENCH_RCON_PASSWORD: password },
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`the command floor exited ${code}: ${out}`);
+  const { commands: delivered, cpuMs } = JSON.parse(out) as { commands: number; cpuMs: number };
+  return cpuMs / delivered;
+}
 
 interface Checkpoint {
   readonly done: number;
@@ -88,6 +105,20 @@ export const cpuMemory: Benchmark = {
           `benchmark: ${api.claims} claims, ${ran} commands run, ${api.failed} failed, ${api.unexpectedReports} unexpected reports: porter misbehaved, figures are void`,
         );
       }
+      // The floor: the same work, pull → RCON → done, by a program that does nothing else.
+      await porter.stop();
+      porter = undefined;
+      const floorCommands = context.quick ? 2_000 : 10_000;
+      for (let i = 0; i < floorCommands; i++) api.enqueue(`say floor ${i}`);
+      const floorMs = await commandFloorMs(
+        api.url,
+        fixture.game.port,
+        readFileSync(join(fixture.dir, 'rcon-password'), 'utf8'),
+        floorCommands,
+      );
+      context.progress(
+        `  floor: ${round(floorMs, 3)} ms of CPU per command over ${floorCommands} (porter: ${round(median(perSegment), 3)} ms)`,
+      );
       const growthMb = (end.rssKb - start.rssKb) / 1024;
       // After the first 10,000 (V8's heap and the allocator's arenas have grown to their working
       // size by then), further growth is what a leak would look like.
@@ -106,6 +137,10 @@ export const cpuMemory: Benchmark = {
               target: { op: '<=', value: 1, text: '≤ 1 ms' },
             },
           ),
+          figure('cpu.perCommandFloor', 'CPU per command of the floor: pull → RCON → done and nothing else', 'ms', [round(floorMs, 3)]),
+          figure('cpu.perCommandRatio', 'CPU per command: porter ÷ floor', 'ratio', [round(median(perSegment) / floorMs, 2)], {
+            target: { op: '<=', value: 1.5, text: '≤ 1.5' },
+          }),
           figure('memory.rssAfterStart', 'RSS after start', 'MB', [round(start.rssKb / 1024, 1)]),
           figure('memory.rssAfterMany', `RSS after ${total} commands`, 'MB', [round(end.rssKb / 1024, 1)], {
             target: { op: '<=', value: round((1.5 * bare) / 1024, 1), text: '≤ 1.5 × bare node' },

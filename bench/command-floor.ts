@@ -1,0 +1,81 @@
+import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
+import { RawRconClient } from './lib/raw-rcon.js';
+
+/**
+ * The floor of CPU per command: the least a program must spend to deliver one command, with none
+ * of porter's decisions, journal or logging. Run as its own process, as porter is:
+ *
+ *   BENCH_API_TOKEN=… BENCH_RCON_PASSWORD=… node dist/bench/command-floor.js <apiUrl> <serverId> <gamePort> <commands>
+ *
+ * One keep-alive API connection and one RCON login; then, one after another: pull, run the
+ * claimed command over RCON (one packet out, the first packet with its id back), report it done.
+ * It prints {"commands": n, "cpuMs": …} (its own user + system CPU over the loop) and exits.
+ */
+
+function post(
+  agent: Agent,
+  url: URL,
+  path: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path, method: 'POST', agent, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function main(): Promise<void> {
+  const [apiUrl, serverId, portText, commandsText] = process.argv.slice(2);
+  const token = process.env.BENCH_API_TOKEN;
+  const password = process.env.BENCH_RCON_PASSWORD;
+  const port = Number(portText);
+  const commands = Number(commandsText);
+  if (!apiUrl || !serverId || !token || !password || !(port > 0) || !(commands > 0)) {
+    process.stderr.write(
+      'usage: BENCH_API_TOKEN=… BENCH_RCON_PASSWORD=… node command-floor.js <apiUrl> <serverId> <gamePort> <commands>\n',
+    );
+    process.exit(2);
+  }
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', (error) => {
+    process.stderr.write(`command floor: RCON: ${error.message}\n`);
+    process.exit(1);
+  });
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  const game = new RawRconClient(socket);
+  await game.login(password);
+
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const url = new URL(apiUrl);
+  const auth = { authorization: `Bearer ${token}` };
+  const json = { ...auth, 'content-type': 'application/json' };
+  const base = `/v1/seller/servers/${serverId}/commands`;
+  const cpu0 = process.cpuUsage();
+  let delivered = 0;
+  let rconId = 1;
+  while (delivered < commands) {
+    const pulled = await post(agent, url, `${base}/pull`, json, '{"onlineIdentifiers":[]}');
+    if (pulled.status === 204) continue;
+    if (pulled.status !== 200) throw new Error(`pull answered ${pulled.status}: ${pulled.text}`);
+    const { id, command } = JSON.parse(pulled.text) as { id: number | string; command: string };
+    const mine = ++rconId;
+    await game.request(mine, 2, command, (answer) => answer === mine);
+    const reported = await post(agent, url, `${base}/${String(id)}/done`, auth, undefined);
+    if (reported.status !== 200) throw new Error(`done answered ${reported.status}: ${reported.text}`);
+    delivered++;
+  }
+  const cpu = process.cpuUsage(cpu0);
+  socket.destroy();
+  agent.destroy();
+  process.stdout.write(`${JSON.stringify({ commands: delivered, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`);
+}
+
+await main();
