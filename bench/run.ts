@@ -95,7 +95,8 @@ function parse(): Options | undefined {
     throw new Error(`unknown benchmark ${unknown.map((n) => `"${n}"`).join(', ')}: use one of ${BENCHMARKS.map((b) => b.name).join(', ')}`);
   const only = names ? BENCHMARKS.filter((b) => names.includes(b.name)) : [...BENCHMARKS];
   const nodeArgs = values['node-arg'] ?? [];
-  const rounds = values.rounds === undefined ? (values.quick ? 2 : 4) : Number(values.rounds);
+  // Odd, so that the median of the rounds' ratios is the middle one (a ratio a round measured, as every median here is).
+  const rounds = values.rounds === undefined ? (values.quick ? 3 : 5) : Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds ${values.rounds}: a whole number of rounds, 1 or more`);
   const against = values.against;
   const measured = against === undefined ? only : only.filter((b) => BUILD_AWARE.has(b.name));
