@@ -1,6 +1,5 @@
 import { Agent, request } from 'node:http';
-import { connect } from 'node:net';
-import { RawRconClient } from './lib/raw-rcon.js';
+import { connectRawRcon } from './lib/raw-rcon.js';
 
 /**
  * The floor of CPU per command: the least a program must spend to deliver one command, with none
@@ -44,14 +43,7 @@ async function main(): Promise<void> {
     );
     process.exit(2);
   }
-  const socket = connect(port, '127.0.0.1');
-  socket.on('error', (error) => {
-    process.stderr.write(`command floor: RCON: ${error.message}\n`);
-    process.exit(1);
-  });
-  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-  const game = new RawRconClient(socket);
-  await game.login(password);
+  const { client: game, socket } = await connectRawRcon(port, password, 'command floor');
 
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const url = new URL(apiUrl);

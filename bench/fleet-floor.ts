@@ -1,6 +1,5 @@
 import { Agent, request } from 'node:http';
-import { connect } from 'node:net';
-import { RawRconClient } from './lib/raw-rcon.js';
+import { connectRawRcon, type RawRconClient } from './lib/raw-rcon.js';
 
 /**
  * The floor of the fleet benchmark: the least a program must spend to make the calls porter made
@@ -50,17 +49,7 @@ async function main(): Promise<void> {
   }
 
   const games: RawRconClient[] = [];
-  for (let i = 0; i < servers; i++) {
-    const socket = connect(ports[i % ports.length]!, '127.0.0.1');
-    socket.on('error', (error) => {
-      process.stderr.write(`fleet floor: RCON: ${error.message}\n`);
-      process.exit(1);
-    });
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    const client = new RawRconClient(socket);
-    await client.login(password);
-    games.push(client);
-  }
+  for (let i = 0; i < servers; i++) games.push((await connectRawRcon(ports[i % ports.length]!, password, 'fleet floor')).client);
 
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const url = new URL(apiUrl);

@@ -1,7 +1,6 @@
-import { connect } from 'node:net';
 import { pino } from 'pino';
 import { RconExecutor } from '../src/protocols/rcon/executor.js';
-import { RawRconClient } from './lib/raw-rcon.js';
+import { connectRawRcon } from './lib/raw-rcon.js';
 
 /**
  * The client side of the RCON benchmark, run as its own process so that it does not share an
@@ -25,14 +24,7 @@ type Flavour = 'minecraft' | 'source';
 type Send = () => Promise<unknown>;
 
 async function rawSender(port: number, password: string): Promise<{ send: Send; close(): void }> {
-  const socket = connect(port, '127.0.0.1');
-  socket.on('error', (error) => {
-    process.stderr.write(`raw RCON client: ${error.message}\n`);
-    process.exit(1);
-  });
-  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-  const client = new RawRconClient(socket);
-  await client.login(password);
+  const { client, socket } = await connectRawRcon(port, password, 'raw RCON client');
   let id = 1;
   return {
     send: () => {

@@ -47,9 +47,6 @@ const QUICK_RESULTS = fileURLToPath(new URL('./results-quick.json', import.meta.
 const AGAINST_RESULTS = fileURLToPath(new URL('./results-against.json', import.meta.url));
 const DOCS = fileURLToPath(new URL('../../docs/benchmarks.md', import.meta.url));
 
-/** The benchmarks that measure a porter process, which `--against` can run on another build (the others measure this tree's modules in-process). */
-const BUILD_AWARE = new Set(['startup', 'drain', 'drain-shared', 'idle-latency', 'join-latency', 'cpu-memory', 'fleet', 'push']);
-
 const USAGE = `usage: npm run bench -- [--quick] [--only NAME[,NAME…]] [--keep] [--profile] [--node-arg=FLAG]… [--against REF [--rounds N]] [--list]
 benchmarks: ${BENCHMARKS.map((b) => b.name).join(', ')}`;
 
@@ -99,8 +96,13 @@ function parse(): Options | undefined {
   const rounds = values.rounds === undefined ? (values.quick ? 3 : 5) : Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds ${values.rounds}: a whole number of rounds, 1 or more`);
   const against = values.against;
-  const measured = against === undefined ? only : only.filter((b) => BUILD_AWARE.has(b.name));
-  if (measured.length === 0) throw new Error(`--against compares porter processes: choose from ${[...BUILD_AWARE].join(', ')}`);
+  const measured = against === undefined ? only : only.filter((b) => b.runsPorter);
+  if (measured.length === 0)
+    throw new Error(
+      `--against compares porter processes: choose from ${BENCHMARKS.filter((b) => b.runsPorter)
+        .map((b) => b.name)
+        .join(', ')}`,
+    );
   return {
     quick: values.quick,
     keep: values.keep || values.profile || nodeArgs.length > 0,

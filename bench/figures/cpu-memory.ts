@@ -52,6 +52,7 @@ interface Checkpoint {
 
 export const cpuMemory: Benchmark = {
   name: 'cpu-memory',
+  runsPorter: true,
   description: 'CPU per delivered command (budget lifted) and RSS after start / after many commands vs bare node',
   async run(context: BenchContext): Promise<BenchResult> {
     const total = context.quick ? 10_000 : 50_000;

@@ -154,6 +154,7 @@ function runsFor(context: BenchContext): number {
 
 export const drain: Benchmark = {
   name: 'drain',
+  runsPorter: true,
   description: `backlog of ${DRAIN_COMMANDS} at ${DRAIN_BUDGET.perWindow} pulls / ${DRAIN_BUDGET.windowMs / 1000} s: theoretical minimum ÷ measured, 429s`,
   async run(context) {
     const runs: DrainRun[] = [];
@@ -185,6 +186,7 @@ export const drain: Benchmark = {
 
 export const drainShared: Benchmark = {
   name: 'drain-shared',
+  runsPorter: true,
   description: `the same backlog while another client spends ${OTHER_PER_WINDOW} pulls per window (at window start; steady; late)`,
   async run(context) {
     const burst: DrainRun[] = [];

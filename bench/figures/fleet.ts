@@ -6,7 +6,7 @@ import { startRconServer, type FakeRconServer } from '../../src/fakes/rcon-serve
 import { SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
 import { porterOptions, type Benchmark, type BenchContext } from '../lib/context.js';
 import { figure, type BenchResult } from '../lib/figure.js';
-import { floorCpuPercent } from '../lib/fleet-floor.js';
+import { measureFloor } from '../lib/fleet-floor.js';
 import { freePort } from '../lib/free-port.js';
 import { startPorter, type PorterProcess } from '../lib/porter-process.js';
 import { round } from '../lib/stats.js';
@@ -83,6 +83,7 @@ function fleetConfig(api: FakeSellerApi, games: readonly FakeRconServer[], ids: 
 
 export const fleet: Benchmark = {
   name: 'fleet',
+  runsPorter: true,
   description: `${SERVERS.toLocaleString('en-US')} servers in one porter: start-up, idle CPU and API calls, RSS, a burst of one purchase per server`,
   async run(context: BenchContext): Promise<BenchResult> {
     const idleSeconds = context.quick ? 10 : 20;
@@ -187,34 +188,23 @@ export const fleet: Benchmark = {
       await until(() => connected() === 0, 'the second porter to let go of its connections', { timeoutMs: 30_000, intervalMs: 10 });
 
       // The floors: the same calls made by a program that decides nothing (bench/fleet-floor.ts).
+      const simulatorsSaw = () => ({ api: api.requests.length, rcon: games.reduce((sum, g) => sum + g.executed.length, 0) });
       const floorOf = async (what: string, pullsPerSecond: number, readsPerSecond: number, seconds: number) => {
-        const requests0 = { api: 0, rcon: 0 };
-        let made = { api: 0, rcon: 0 };
-        const count = () => ({ api: api.requests.length, rcon: games.reduce((sum, g) => sum + g.executed.length, 0) });
-        let first = true;
-        const percent = await floorCpuPercent(
-          {
-            apiUrl: api.url,
-            serverIdPrefix: ID_PREFIX,
-            servers: SERVERS,
-            pullsPerSecond,
-            readsPerSecond,
-            apiConnections: pollingConnections,
-            gamePorts: games.map((g) => g.port),
-            rconPassword: scene.password,
-          },
-          seconds,
-          5_000,
-          () => {
-            if (first) Object.assign(requests0, count());
-            else made = { api: count().api - requests0.api, rcon: count().rcon - requests0.rcon };
-            first = false;
-          },
-        );
+        const calls = {
+          apiUrl: api.url,
+          serverIdPrefix: ID_PREFIX,
+          servers: SERVERS,
+          pullsPerSecond,
+          readsPerSecond,
+          apiConnections: pollingConnections,
+          gamePorts: games.map((g) => g.port),
+          rconPassword: scene.password,
+        };
+        const floor = await measureFloor(calls, seconds, 5_000, simulatorsSaw);
         context.progress(
-          `  floor, ${what}: ${round(percent, 1)} % of a core for ${round(made.api / seconds)} pulls/s and ${round(made.rcon / seconds)} player-list reads/s (asked: ${round(pullsPerSecond)} and ${round(readsPerSecond)})`,
+          `  floor, ${what}: ${round(floor.cpuPercent, 1)} % of a core for ${round(floor.pullsPerSecond)} pulls/s and ${round(floor.readsPerSecond)} player-list reads/s (asked: ${round(pullsPerSecond)} and ${round(readsPerSecond)})`,
         );
-        return percent;
+        return floor.cpuPercent;
       };
       const pollingFloor = await floorOf('polling', idle.requests / idle.seconds, idle.rconPerSecond, idleSeconds);
       const webhookFloor = await floorOf('webhooks (player reads alone)', 0, pushed.rconPerSecond, Math.max(idleSeconds, 30));

@@ -158,6 +158,7 @@ function idleRunCount(context: BenchContext): number {
 
 export const idleLatency: Benchmark = {
   name: 'idle-latency',
+  runsPorter: true,
   description: `due → executed on the game server while porter idles, default poll.idleMs (${IDLE_MS}) and budget`,
   sideBySide: true,
   async run(context) {
@@ -218,6 +219,7 @@ export const idleLatency: Benchmark = {
 
 export const joinLatency: Benchmark = {
   name: 'join-latency',
+  runsPorter: true,
   description: `player joins → their online-only command executed, default players.refreshMs (${REFRESH_MS})`,
   sideBySide: true,
   async run(context) {

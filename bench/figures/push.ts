@@ -91,6 +91,7 @@ async function run(context: BenchContext, pushed: boolean, count: number, quietM
 
 export const push: Benchmark = {
   name: 'push',
+  runsPorter: true,
   description: `payment → executed with a webhook wake-up (poll.idleMs ${PUSH_IDLE_MS / 1000} s) beside polling only (defaults), and idle pulls a minute`,
   sideBySide: true,
   async run(context) {

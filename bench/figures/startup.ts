@@ -29,6 +29,7 @@ function startedLogAt(logPath: string): number | undefined {
 
 export const startup: Benchmark = {
   name: 'startup',
+  runsPorter: true,
   description: '`porter --help` and `porter run` start → first pull, against `node -e 0`',
   async run(context: BenchContext): Promise<BenchResult> {
     const runs = context.quick ? 3 : 7;

@@ -29,5 +29,7 @@ export interface Benchmark {
    * benchmarks without either disturbing the other's figures.
    */
   readonly sideBySide?: boolean;
+  /** It measures a porter process (started with porterOptions), so `--against` can run it on another build. */
+  readonly runsPorter?: boolean;
   run(context: BenchContext): Promise<import('./figure.js').BenchResult>;
 }

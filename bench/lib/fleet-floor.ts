@@ -17,12 +17,20 @@ interface FloorCalls {
   readonly rconPassword: string;
 }
 
+/** What the simulators saw: API requests and game-server commands, counted since they started. */
+type Seen = () => { readonly api: number; readonly rcon: number };
+
 /**
  * The floor process (bench/fleet-floor.ts) making `calls` for `seconds` after a settling span, as
- * porter's idle span is measured: its CPU as % of one core. `during` runs at the span's start and
- * end, so the caller can count what the simulators saw meanwhile.
+ * porter's idle span is measured: its CPU as % of one core, and the calls per second the
+ * simulators saw from it meanwhile (`seen`), which say whether it kept the pace it was asked for.
  */
-export async function floorCpuPercent(calls: FloorCalls, seconds: number, settleMs: number, during: () => void): Promise<number> {
+export async function measureFloor(
+  calls: FloorCalls,
+  seconds: number,
+  settleMs: number,
+  seen: Seen,
+): Promise<{ cpuPercent: number; pullsPerSecond: number; readsPerSecond: number }> {
   const args = [
     FLOOR,
     calls.apiUrl,
@@ -49,13 +57,17 @@ export async function floorCpuPercent(calls: FloorCalls, seconds: number, settle
     await sleep(settleMs);
     const pid = child.pid!;
     const cpu0 = cpuMs(pid);
+    const seen0 = seen();
     const at0 = performance.now();
-    during();
     await sleep(seconds * 1000);
     const spent = cpuMs(pid) - cpu0;
-    const elapsed = performance.now() - at0;
-    during();
-    return (spent / elapsed) * 100;
+    const seen1 = seen();
+    const elapsed = (performance.now() - at0) / 1000;
+    return {
+      cpuPercent: (spent / (elapsed * 1000)) * 100,
+      pullsPerSecond: (seen1.api - seen0.api) / elapsed,
+      readsPerSecond: (seen1.rcon - seen0.rcon) / elapsed,
+    };
   } finally {
     child.kill('SIGTERM');
     await exited;

@@ -1,4 +1,4 @@
-import type { Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 /**
  * The least an RCON client can do, for the benchmarks' floors: write a length-prefixed packet,
@@ -53,4 +53,17 @@ export class RawRconClient {
   login(password: string): Promise<void> {
     return this.request(1, 3, password, (_id, type) => type === 2);
   }
+}
+
+/** A logged-in connection to 127.0.0.1:`port`; a socket error ends the process, naming `who`. */
+export async function connectRawRcon(port: number, password: string, who: string): Promise<{ client: RawRconClient; socket: Socket }> {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', (error) => {
+    process.stderr.write(`${who}: RCON: ${error.message}\n`);
+    process.exit(1);
+  });
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  const client = new RawRconClient(socket);
+  await client.login(password);
+  return { client, socket };
 }

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from '../helpers/wait-for.js';
-import { acceptedReports, gate, SIM_SERVER_ID, startBed, WAIT } from './harness.js';
+import { acceptedReports, gate, SIM_SERVER_ID, startBed, WAIT, type PorterProcess } from './harness.js';
 
 /**
  * "SIGTERM mid-command": porter stops pulling at once, finishes and reports
@@ -141,12 +141,7 @@ describe('SIGTERM through the real CLI', () => {
       const porter = bed.spawnPorter();
       await porter.waitForEvent('porter.started');
       // Every few ms, through the drain, the stop, the log's flush and the exit itself.
-      const storm = setInterval(() => porter.kill('SIGTERM'), 2);
-      try {
-        assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
-      } finally {
-        clearInterval(storm);
-      }
+      await assertStormEndsInExit0(porter, 'SIGTERM', 2);
     } finally {
       await bed.close();
     }
@@ -160,14 +155,19 @@ describe('SIGTERM through the real CLI', () => {
       await porter.waitForEvent('porter.started');
       porter.kill('SIGTERM');
       // Through the drain, the stop, the log's flush and the exit: none of it may be ended by Node's default for SIGHUP.
-      const storm = setInterval(() => porter.kill('SIGHUP'), 1);
-      try {
-        assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
-      } finally {
-        clearInterval(storm);
-      }
+      await assertStormEndsInExit0(porter, 'SIGHUP', 1);
     } finally {
       await bed.close();
     }
   });
 });
+
+/** `signal` every `everyMs` until porter is gone, which must be its own exit 0 and not one of them. */
+async function assertStormEndsInExit0(porter: PorterProcess, signal: NodeJS.Signals, everyMs: number): Promise<void> {
+  const storm = setInterval(() => porter.kill(signal), everyMs);
+  try {
+    assert.deepEqual(await porter.waitExit(), { code: 0, signal: null }, porter.tail());
+  } finally {
+    clearInterval(storm);
+  }
+}

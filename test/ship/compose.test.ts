@@ -5,6 +5,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { parseListen } from '../../src/health/listen.js';
 import { parseDockerfile } from './dockerfile.js';
 import { healthFlags } from './health-flags.js';
+import { projectUrls } from './project-urls.js';
 import { readRepoFile, repoPath } from './repo.js';
 import { loadYaml, yamlMissing } from './yaml.js';
 
@@ -67,8 +68,7 @@ describe('docker-compose.example.yml', { skip }, () => {
     const compose = (await loadYaml(readRepoFile('docker-compose.example.yml'))) as Compose;
     const porter = compose.services.porter!;
     const mcVars = env(compose.services.mc!);
-    const pkg = JSON.parse(readRepoFile('package.json')) as { version: string };
-    assert.match(porter.image ?? '', new RegExp(`^ghcr\\.io/[^/]+/porter:${pkg.version.replaceAll('.', '\\.')}$`));
+    assert.equal(porter.image, (await projectUrls()).image);
     assert.ok(porter.depends_on?.mc, 'porter starts after mc');
     // The OCI archive has no HEALTHCHECK: the service says the Dockerfile's again, exactly.
     const [, command, , interval, , timeout, , startPeriod, , retries] = healthFlags();

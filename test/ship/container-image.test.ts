@@ -13,6 +13,7 @@ import { buildPorterImage, imageLabel, imageSize, type BuiltImage } from './port
 import { engineMissing, logLines, logsOf, podman, podmanInBackground, processesOf, removeAll, RUN_FLAGS } from './podman.js';
 import { readRepoFile, repoRoot } from './repo.js';
 import { healthFlags } from './health-flags.js';
+import { projectUrls } from './project-urls.js';
 
 /**
  * The image as an owner runs it (docs/install.md#container): the release's OCI archive (built from
@@ -145,12 +146,12 @@ describe('the image in a container engine (podman)', { skip, timeout: 1_800_000 
     t.diagnostic(
       `release OCI step: ${(image.buildMs / 1000).toFixed(1)} s (layer cache as found); archive ${(image.archiveBytes / 1e6).toFixed(1)} MB, image ${(size / 1e6).toFixed(1)} MB`,
     );
-    const pkg = JSON.parse(readRepoFile('package.json')) as { version: string; license: string; repository: { url: string } };
-    const source = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
-    assert.equal(image.loadedAs, `${source.replace('https://github.com/', 'ghcr.io/').toLowerCase()}:${pkg.version}`);
+    const pkg = JSON.parse(readRepoFile('package.json')) as { version: string; license: string };
+    const urls = await projectUrls();
+    assert.equal(image.loadedAs, urls.image);
     assert.equal(await imageLabel(image.name, 'org.opencontainers.image.version'), pkg.version);
     assert.equal(await imageLabel(image.name, 'org.opencontainers.image.licenses'), pkg.license);
-    assert.equal(await imageLabel(image.name, 'org.opencontainers.image.source'), source);
+    assert.equal(await imageLabel(image.name, 'org.opencontainers.image.source'), urls.repository);
     assert.match(await imageLabel(image.name, 'org.opencontainers.image.revision'), /^[0-9a-f]{40}$/);
     const shipNode = pathToFileURL(join(repoRoot, 'scripts/release/ship-node.mjs')).href;
     const { SHIP_NODE } = (await import(shipNode)) as { SHIP_NODE: string };
