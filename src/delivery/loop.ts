@@ -140,10 +140,13 @@ export class DeliveryLoop {
     let failures = 0;
     while (!signals.stop.aborted) {
       try {
-        await this.#waitForWritableJournal(signals.stop);
-        await this.#o.executor.waitReady(signals.stop);
-        await this.#o.gate?.waitOpen(signals.stop);
-        await this.#waitForPullBudget(signals.stop);
+        // Each wait is entered only when it would wait: an idle fleet passes here a thousand times
+        // a second, and an await of a settled promise is a promise and a turn of the microtask queue.
+        const { journal, executor, gate } = this.#o;
+        if (!journal.writable) await this.#waitForWritableJournal(signals.stop);
+        if (!executor.isReady()) await executor.waitReady(signals.stop);
+        if (gate !== undefined && !gate.isOpen()) await gate.waitOpen(signals.stop);
+        if (this.#o.pullDelay() > 0) await this.#waitForPullBudget(signals.stop);
         const online = await this.#o.players.get(signals.stop);
         if (signals.stop.aborted) break;
         // The pull itself is not aborted by stop: a command it claims is run (graceful stop). Whether
