@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import Pool from 'undici/lib/dispatcher/pool.js';
 import { startDeadline, systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { CallContext } from './errors.js';
