@@ -79,7 +79,10 @@ export class RconConnection extends TcpConnection<Outstanding> {
     let written = false;
     try {
       return await this.within(timeoutMs, signal, this.#waitingForAnswer, (resolve, reject) => {
-        for (const packet of exchange.initial) socket.write(packet);
+        // One write, one system call and one segment, for the command and the probe after it: a
+        // write each cost a second system call per command and let the server wake for each.
+        const { initial } = exchange;
+        socket.write(initial.length === 1 ? initial[0]! : Buffer.concat(initial));
         written = true;
         return {
           onPacket: (packet) => {
