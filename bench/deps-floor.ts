@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { pino } from 'pino';
-import { Pool } from 'undici';
+// As porter loads it (src/net/undici-pool.d.ts): undici's Pool by its own file, not the whole index.
+import Pool from 'undici/lib/dispatcher/pool.js';
 import { z } from 'zod';
 
 /**
