@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { SIM_SERVER_ID, SIM_TOKEN } from '../../src/fakes/seller-api.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type BuildOptions } from 'esbuild';
+import { bundleDepsFloor } from '../lib/deps-floor-bundle.js';
 
 /**
  * CPU per command and memory, from one porter process with the budget lifted (the fake and
@@ -25,7 +25,6 @@ import { build, type BuildOptions } from 'esbuild';
  */
 
 const BARE_NODE = ['-e', 'setInterval(() => {}, 1e3)'];
-const DEPS_FLOOR_SOURCE = fileURLToPath(new URL('../deps-floor.js', import.meta.url));
 const COMMAND_FLOOR = fileURLToPath(new URL('../command-floor.js', import.meta.url));
 
 /** bench/command-floor.ts against the same API and game server: its CPU per command, in ms; with `journal`, the durable floor. */
@@ -189,16 +188,6 @@ export const cpuMemory: Benchmark = {
     }
   },
 };
-
-/** deps-floor.ts bundled with porter's own esbuild settings, into `dir`. */
-async function bundleDepsFloor(dir: string): Promise<string> {
-  const outfile = join(dir, 'deps-floor.bundle.js');
-  const { BUNDLE_OPTIONS } = (await import(new URL('../../../scripts/bundle-options.mjs', import.meta.url).href)) as {
-    BUNDLE_OPTIONS: BuildOptions;
-  };
-  await build({ ...BUNDLE_OPTIONS, entryPoints: [DEPS_FLOOR_SOURCE], outfile, splitting: false, logLevel: 'error' });
-  return outfile;
-}
 
 /** Median VmRSS (kB) of `runs` node processes started with `args`, one second after each starts. */
 async function medianRss(runs: number, args: readonly string[]): Promise<number> {

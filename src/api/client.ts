@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import Pool from 'undici/lib/dispatcher/pool.js';
+import Pool, { type BarePool } from 'undici/lib/dispatcher/pool.js';
 import { startDeadline, systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { CallContext } from './errors.js';
@@ -139,7 +139,8 @@ export function parseRetryAfter(text: string | undefined, dateHeader: string | u
 
 /** One API origin's connections: undici's pool, and the share that hands them out fairly (never more requests than connections). */
 export interface ApiOrigin {
-  readonly pool: Dispatcher;
+  /** What porter uses of a dispatcher: its own handler dispatched, and close. */
+  readonly pool: Pick<Dispatcher, 'dispatch' | 'close'>;
   readonly share: ConnectionShare;
 }
 
@@ -153,7 +154,7 @@ export function createApiOrigin(origin: string, timeoutMs: number): ApiOrigin {
   return { pool: createPool(origin, timeoutMs, connections), share: new ConnectionShare(connections) };
 }
 
-function createPool(origin: string, timeoutMs: number, connections: number): Dispatcher {
+function createPool(origin: string, timeoutMs: number, connections: number): BarePool {
   return new Pool(origin, {
     connections,
     // Off (0): porter's own deadline bounds the whole exchange. undici's run on timers of their
@@ -176,7 +177,7 @@ export function userAgent(): string {
 
 /** What one exchange needs of its client. */
 interface Wire {
-  readonly pool: Dispatcher;
+  readonly pool: ApiOrigin['pool'];
   readonly share: ConnectionShare;
   readonly store: string;
   readonly clock: Clock;
