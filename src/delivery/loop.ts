@@ -228,7 +228,7 @@ export class DeliveryLoop {
       case 'unusable':
         this.#log.error(
           { event: 'pull.unusable', reason: result.reason },
-          'the API answered a pull with a claim porter cannot use or report',
+          'pull answer unusable: the API answered with a claim porter cannot use or report (a command may stay PROCESSING on the platform); nothing was run, pulling again shortly',
         );
         await this.#o.clock.sleep(UNUSABLE_CLAIM_PAUSE_MS, signals.stop).catch(() => undefined);
         return;

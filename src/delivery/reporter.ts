@@ -105,8 +105,12 @@ export class Reporter {
       try {
         const answer = outcome.result === 'done' ? await api.done(id, hard) : await api.fail(id, outcome.reason, hard);
         this.health.succeeded(clock.now());
-        if (answer === 'alreadySettled')
-          logger.warn({ event: 'report.settled', id }, 'the API says this command was already settled (404/409); moving on');
+        if (answer !== 'accepted') {
+          logger.warn(
+            { event: 'report.settled', id, outcome: outcome.result, status: answer.status, apiCode: loggableCode(answer.apiCode) },
+            `the API answered the report ${answer.status}: the platform already settled this command (or no longer has it); moving on`,
+          );
+        }
         journal.settle(serverId, id, clock.now());
         return;
       } catch (error) {
@@ -175,7 +179,7 @@ export class Reporter {
   /** The API's answer in the history and the log: its status and code only, never its free-text detail. */
   #giveUp(id: string, outcome: Outcome, about: ReportedCommand, error: ReportRefusedError): void {
     const { serverId, clock, journal, history, logger } = this.#o;
-    const code = error.apiCode !== undefined && /^[A-Za-z0-9_.:-]{1,100}$/.test(error.apiCode) ? error.apiCode : undefined;
+    const code = loggableCode(error.apiCode);
     const answer = code === undefined ? String(error.status) : `${error.status} ${code}`;
     this.health.failed(error);
     logger.error(
@@ -194,6 +198,11 @@ export class Reporter {
     });
     journal.settle(serverId, id, clock.now());
   }
+}
+
+/** The API's problem code where it looks like one; free text the API put there is left out of logs and the history. */
+function loggableCode(apiCode: string | undefined): string | undefined {
+  return apiCode !== undefined && /^[A-Za-z0-9_.:-]{1,100}$/.test(apiCode) ? apiCode : undefined;
 }
 
 export function unknownAfterRestart(entry: JournalEntry): Outcome {

@@ -114,11 +114,11 @@ describe('ServerApi: ids and pull answers', () => {
 
   test('404 and 409 on done/fail mean already settled', async () => {
     const s = serverApi(client);
-    assert.equal(await s.done('123456'), 'alreadySettled');
+    assert.deepEqual(await s.done('123456'), { kind: 'alreadySettled', status: 404, apiCode: 'COMMAND_NOT_FOUND' });
     const id = api.enqueue(SIM_SERVER_ID, { command: 'x' });
     await s.pull([]);
     assert.equal(await s.fail(id, 'first'), 'accepted');
-    assert.equal(await s.done(id), 'alreadySettled');
+    assert.deepEqual(await s.done(id), { kind: 'alreadySettled', status: 409, apiCode: 'COMMAND_NOT_PROCESSING' });
     assert.equal(s.stats().reports.alreadySettled, 2);
   });
 
@@ -130,7 +130,7 @@ describe('ServerApi: ids and pull answers', () => {
     const lost = await s.done(id).catch((e: unknown) => e);
     assert.ok(lost instanceof ApiTransportError);
     assert.equal(lost.maybeProcessed, true);
-    assert.equal(await s.done(id), 'alreadySettled');
+    assert.deepEqual(await s.done(id), { kind: 'alreadySettled', status: 409, apiCode: 'COMMAND_NOT_PROCESSING' });
     assert.equal(api.commands().find((c) => c.id === id)!.status, 'EXECUTED');
   });
 });
@@ -285,7 +285,7 @@ describe('ServerApi: 429 and transport failures', () => {
       assert.ok(waited < 5_000, `the second pull waited ${waited} ms: porter must resume once Retry-After has passed`);
       assert.equal(api.retryAfterViolations, 0);
       assert.equal(s.stats().rateLimited, 1);
-      assert.equal(await s.done('1'), 'alreadySettled', 'other routes were never held back');
+      assert.equal(((await s.done('1')) as { kind?: string }).kind, 'alreadySettled', 'other routes were never held back');
     } finally {
       await client.close();
       await api.close();

@@ -135,4 +135,14 @@ describe('log events', () => {
       assert.deepEqual(documented.get(name), expected, `the levels docs/operations.md gives ${name}`);
     }
   });
+
+  test('no fact is logged twice by two layers: no event is another event with an area put in front', () => {
+    // api.report.settled and report.settled were one 404/409 logged by the API layer and again by
+    // the reporter that acts on it; the layer that decides what happens next logs it, once.
+    const names = new Set(calls.flatMap((call) => ('name' in call.event ? [call.event.name] : [])));
+    const twice = [...names].flatMap((name) =>
+      [...names].filter((other) => other.endsWith(`.${name}`)).map((other) => `${other} and ${name}`),
+    );
+    assert.deepEqual(twice, []);
+  });
 });
