@@ -15,6 +15,7 @@ interface ServerApiOptions {
   readonly serverId: string;
   readonly budget: Budget;
   readonly clock: Clock;
+  /** Already names the server (`server`): the lines logged about its calls carry no id of their own. */
   readonly logger: Logger;
   /** How long only empty pulls may follow a lost pull answer before the claim-gap warning. Default 60 s. */
   readonly claimGapWarnMs?: number;
@@ -59,8 +60,8 @@ class ServerCalls implements ServerApi {
     const { client, serverId, budget, logger } = options;
     this.serverId = serverId;
     this.#o = options;
-    this.#caller = new BudgetedCaller({ client, serverId, budget, logger });
-    this.#claimGap = new ClaimGapWatch({ clock: options.clock, logger, serverId, thresholdMs: options.claimGapWarnMs });
+    this.#caller = new BudgetedCaller({ client, budget, logger });
+    this.#claimGap = new ClaimGapWatch({ clock: options.clock, logger, thresholdMs: options.claimGapWarnMs });
   }
 
   async pull(onlineIdentifiers: readonly string[], signal?: AbortSignal, beforeSend?: () => void): Promise<PullResult> {

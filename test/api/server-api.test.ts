@@ -384,7 +384,8 @@ describe('ServerApi: the claim gap warning', () => {
     const clock = new FakeClock();
     const { logger, lines } = capturingLogger();
     try {
-      const s = serverApi(client, { clock, logger });
+      // As porter gives it: a logger that already names the server.
+      const s = serverApi(client, { clock, logger: logger.child({ server: 'eu-1' }) });
       const lostId = api.enqueue(SIM_SERVER_ID, { command: 'claimed but never seen' });
       api.enqueue(SIM_SERVER_ID, { command: 'next' });
       api.inject('pull', 'claim-then-reset');
@@ -401,7 +402,9 @@ describe('ServerApi: the claim gap warning', () => {
       await s.pull([]);
       assert.equal(warnings().length, 1);
       assert.equal(warnings()[0]!.level, 40);
-      assert.equal(warnings()[0]!.serverId, SIM_SERVER_ID);
+      assert.equal(warnings()[0]!.server, 'eu-1');
+      assert.ok(!('serverId' in warnings()[0]!), 'one field names the server');
+      assert.match(String(warnings()[0]!.reason), /reset|socket|closed/i);
       // The warning tells the seller what to do about the stuck command.
       assert.match(String(warnings()[0]!.msg), /retry it from the store dashboard/);
       clock.advance(120_000);

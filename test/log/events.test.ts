@@ -25,7 +25,38 @@ interface Call {
   readonly level: string;
   /** The event's name, or why the call has none. */
   readonly event: { readonly name: string } | { readonly problem: string };
+  /** The names of the fields the call writes, where the source spells them (spreads of a local object literal included). */
+  readonly fields: readonly string[];
 }
+
+/** A child logger's bindings: fields every line of that logger carries. */
+interface Binding {
+  readonly where: string;
+  readonly fields: readonly string[];
+}
+
+/**
+ * One name per thing a log line can carry: what operators search and alert on must not be `id`
+ * in one event and `commandId` in the next. A field listed as an alias is the same thing spelled
+ * another way; docs/operations.md#log-events names the canonical ones.
+ */
+const FIELDS: ReadonlyArray<{ readonly field: string; readonly means: string; readonly aliases: readonly string[] }> = [
+  { field: 'id', means: "a delivery command's id (the platform's int64 digits)", aliases: ['commandId', 'command_id', 'cmdId'] },
+  {
+    field: 'server',
+    means: 'the configured server a line is about: its name, else its id (bound by the per-server logger)',
+    aliases: ['serverId', 'server_id', 'serverName', 'serverLabel'],
+  },
+  { field: 'store', means: "a store's label", aliases: ['storeId', 'storeName', 'storeLabel'] },
+  { field: 'err', means: 'the message of the error that stopped something', aliases: ['error', 'errMessage', 'errorMessage'] },
+  { field: 'reason', means: 'why something happened, in words', aliases: ['why', 'problem', 'because', 'lostBecause'] },
+  { field: 'exitCode', means: "a process's exit code", aliases: ['exitStatus'] },
+  { field: 'status', means: "an HTTP answer's status", aliases: ['httpStatus', 'statusCode'] },
+  { field: 'packetId', means: "an RCON packet's id (never a command's)", aliases: ['rconId', 'requestId'] },
+  { field: 'connection', means: "a simulated game server's connection number", aliases: ['client', 'session'] },
+  { field: 'retryInMs', means: 'how long until the next try', aliases: ['retryMs', 'backoffMs'] },
+  { field: 'ms', means: 'how long something took', aliases: ['durationMs', 'elapsedMs', 'tookMs'] },
+];
 
 function* sourceFiles(dir: string): Generator<string> {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -52,6 +83,35 @@ function isComputedLevelCall(node: ts.CallExpression): boolean {
   return /(log|logger)$/i.test(last.replace(/^#/, ''));
 }
 
+/** The property names of an object literal, following spreads of a `const x = { … }` in the same file. */
+function fieldsOf(node: ts.Expression | undefined, source: ts.SourceFile): string[] {
+  if (node === undefined || !ts.isObjectLiteralExpression(node)) return [];
+  return node.properties.flatMap((p) => {
+    if (ts.isSpreadAssignment(p)) return ts.isIdentifier(p.expression) ? fieldsOf(localObject(p.expression.text, source), source) : [];
+    return p.name !== undefined && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? [p.name.text] : [];
+  });
+}
+
+function localObject(name: string, source: ts.SourceFile): ts.Expression | undefined {
+  let found: ts.Expression | undefined;
+  const visit = (node: ts.Node): void => {
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === name && node.initializer) {
+      found ??= node.initializer;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+function isChildCall(node: ts.CallExpression): boolean {
+  const callee = node.expression;
+  if (!ts.isPropertyAccessExpression(callee) || callee.name.text !== 'child') return false;
+  const receiver = callee.expression;
+  const last = ts.isPropertyAccessExpression(receiver) ? receiver.name.text : ts.isIdentifier(receiver) ? receiver.text : '';
+  return /(log|logger)$/i.test(last.replace(/^#/, ''));
+}
+
 function eventOf(call: ts.CallExpression): Call['event'] {
   const [fields] = call.arguments;
   if (call.arguments.length < 2 || fields === undefined || !ts.isObjectLiteralExpression(fields)) {
@@ -66,21 +126,26 @@ function eventOf(call: ts.CallExpression): Call['event'] {
   return EVENT_NAME.test(name) ? { name } : { problem: `its event "${name}" is not lowercase and dotted (area.what)` };
 }
 
-function loggerCalls(): Call[] {
+function loggerCalls(bindings: Binding[] = []): Call[] {
   const calls: Call[] = [];
   for (const file of sourceFiles(join(root, 'src'))) {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
       if (ts.isCallExpression(node) && isLoggerCall(node)) {
         const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
-        calls.push({ where: `${relative(root, file)}:${line}`, level: node.expression.name.text, event: eventOf(node) });
+        const fields = fieldsOf(node.arguments[0], source).filter((field) => field !== 'event');
+        calls.push({ where: `${relative(root, file)}:${line}`, level: node.expression.name.text, event: eventOf(node), fields });
       } else if (ts.isCallExpression(node) && isComputedLevelCall(node)) {
         const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
         calls.push({
           where: `${relative(root, file)}:${line}`,
           level: 'computed',
           event: { problem: 'its level is computed (logger[level]): write one call per level, each with its event' },
+          fields: [],
         });
+      } else if (ts.isCallExpression(node) && isChildCall(node)) {
+        const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+        bindings.push({ where: `${relative(root, file)}:${line}`, fields: fieldsOf(node.arguments[0], source) });
       }
       ts.forEachChild(node, visit);
     };
@@ -106,7 +171,8 @@ function documentedEvents(): Map<string, string[]> {
 }
 
 describe('log events', () => {
-  const calls = loggerCalls();
+  const bindings: Binding[] = [];
+  const calls = loggerCalls(bindings);
 
   test('the scan finds porter’s log calls (a scan that found none would pass everything)', () => {
     assert.ok(calls.length >= 100, `found ${calls.length} logger calls`);
@@ -144,5 +210,33 @@ describe('log events', () => {
       [...names].filter((other) => other.endsWith(`.${name}`)).map((other) => `${other} and ${name}`),
     );
     assert.deepEqual(twice, []);
+  });
+
+  test('the scan sees the fields of log calls and child loggers (a scan that saw none would pass everything)', () => {
+    assert.ok(
+      calls.some((call) => call.fields.includes('id') && call.fields.includes('outcome')),
+      'delivery.done through its spread line',
+    );
+    assert.ok(
+      bindings.some((binding) => binding.fields.includes('server')),
+      "the per-server logger's binding",
+    );
+  });
+
+  test('one field name per thing: no log line or child logger spells a canonical field another way', () => {
+    const canonical = new Map(FIELDS.flatMap(({ field, aliases }) => aliases.map((alias) => [alias, field] as const)));
+    const written = [...calls, ...bindings].flatMap(({ where, fields }) =>
+      fields.flatMap((field) => {
+        const instead = canonical.get(field);
+        return instead === undefined ? [] : [`${where}: ${field} (write ${instead})`];
+      }),
+    );
+    assert.deepEqual(written, []);
+  });
+
+  test('docs/operations.md names each canonical field and what it means', () => {
+    const text = readFileSync(join(root, 'docs/operations.md'), 'utf8');
+    const missing = FIELDS.filter(({ field }) => !new RegExp(`^\\| \`${field}\` \\|`, 'm').test(text)).map(({ field }) => field);
+    assert.deepEqual(missing, []);
   });
 });

@@ -277,7 +277,7 @@ export class BattlEyeConnection {
     if ('problem' in decoded) {
       this.#options.traffic.dropped += 1;
       this.#options.logger.debug(
-        { event: 'battleye.dropped', problem: decoded.problem, bytes: datagram.length },
+        { event: 'battleye.dropped', reason: decoded.problem, bytes: datagram.length },
         'BattlEye RCon datagram dropped',
       );
       return;

@@ -86,10 +86,7 @@ export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection, BattlEy
 
   /** Runs a delivery command, after an empty command has shown the server is there (see BattlEyeConnection.probe). */
   execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
-    this.#logger.debug(
-      { event: 'command.sending', commandId: context.id, serverId: context.serverId },
-      'sending command over BattlEye RCon',
-    );
+    this.#logger.debug({ event: 'command.sending', id: context.id }, 'sending command over BattlEye RCon');
     return this.#request(command, true, signal);
   }
 

@@ -89,7 +89,7 @@ export class RconConnection extends TcpConnection<Outstanding> {
             const step = exchange.accept(packet);
             if (step.kind === 'ignore') {
               this.#options.logger.debug(
-                { event: 'rcon.packet.ignored', rcon: this.address, id: packet.id, type: packet.type },
+                { event: 'rcon.packet.ignored', rcon: this.address, packetId: packet.id, type: packet.type },
                 'RCON packet outside the current request ignored',
               );
             } else if (step.kind === 'done') {
@@ -189,7 +189,7 @@ export class RconConnection extends TcpConnection<Outstanding> {
       return;
     }
     this.#options.logger.debug(
-      { event: 'rcon.packet.ignored', rcon: this.address, id: packet.id, type: packet.type },
+      { event: 'rcon.packet.ignored', rcon: this.address, packetId: packet.id, type: packet.type },
       'unexpected RCON packet ignored',
     );
   }

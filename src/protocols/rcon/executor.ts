@@ -65,10 +65,7 @@ export class RconExecutor extends LinkedExecutor<RconConnection, RconExecutorCon
   }
 
   execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
-    this.#logger.debug(
-      { event: 'command.sending', commandId: context.id, serverId: context.serverId, rcon: this.#address },
-      'sending command over RCON',
-    );
+    this.#logger.debug({ event: 'command.sending', id: context.id, rcon: this.#address }, 'sending command over RCON');
     return this.#request(command, signal);
   }
 

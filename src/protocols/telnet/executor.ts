@@ -61,7 +61,7 @@ export class TelnetExecutor extends LinkedExecutor<TelnetConnection, TelnetExecu
   }
 
   execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
-    this.#logger.debug({ event: 'command.sending', commandId: context.id, serverId: context.serverId }, 'sending command over telnet');
+    this.#logger.debug({ event: 'command.sending', id: context.id }, 'sending command over telnet');
     return this.#request(command, signal);
   }
 

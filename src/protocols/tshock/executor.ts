@@ -112,7 +112,7 @@ export class TShockExecutor extends LinkedExecutor<TokenSession, TShockExecutorC
   /** Runs a delivery command; the answer is the lines TShock sent back, one per line. */
   async execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
     assertSingleLine(command);
-    this.#logger.debug({ event: 'command.sending', commandId: context.id, serverId: context.serverId }, 'sending command over TShock REST');
+    this.#logger.debug({ event: 'command.sending', id: context.id }, 'sending command over TShock REST');
     return this.#runCommand(command, signal);
   }
 

@@ -115,7 +115,7 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconEx
 
   /** Runs a delivery command; the answer is every frame Rust sent for it, joined by newlines. */
   execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
-    this.#logger.debug({ event: 'command.sending', commandId: context.id, serverId: context.serverId }, 'sending command over WebRCON');
+    this.#logger.debug({ event: 'command.sending', id: context.id }, 'sending command over WebRCON');
     return this.#request(command, this.#probe, signal);
   }
 
