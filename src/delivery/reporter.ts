@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { PlanRequiredError, RateLimitedError, ReportRefusedError } from '../api/errors.js';
 import type { ServerApi } from '../api/types.js';
 import type { Clock } from '../clock.js';
-import { isConfigurationError } from '../errors.js';
+import { isConfigurationError, messageOf } from '../errors.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
 import type { FailureKind, SettledDelivery } from './history/history-record.js';
 import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal/journal.js';
@@ -51,7 +51,7 @@ class ApiHealth {
 
   /** What /healthz shows of an API failure: porter's own message without the API's free-text `detail`, which it does not control. */
   failed(error: unknown): void {
-    const message = (error as Error)?.message ?? String(error);
+    const message = messageOf(error);
     const detail = (error as { detail?: unknown }).detail;
     this.lastError = typeof detail === 'string' && detail.length > 0 ? message.split(detail).join('(detail omitted)') : message;
   }
@@ -122,7 +122,7 @@ export class Reporter {
         }
         const wait = this.pauseAfter(error, attempt);
         logger.warn(
-          { event: 'report.retry', id, attempt, retryInMs: wait, err: (error as Error)?.message ?? String(error) },
+          { event: 'report.retry', id, attempt, retryInMs: wait, err: messageOf(error) },
           'report not accepted yet; it stays in the journal and is retried',
         );
         await clock.sleep(wait, hard).catch(() => undefined);
@@ -141,7 +141,7 @@ export class Reporter {
     if (error instanceof RateLimitedError) return 0;
     if (error instanceof PlanRequiredError) {
       this.#o.logger.error(
-        { event: 'api.plan.missing', err: (error as Error).message },
+        { event: 'api.plan.missing', err: messageOf(error) },
         `the store's plan does not include API access (402): retrying every ${PLAN_RETRY_MS / 1000} s`,
       );
       return PLAN_RETRY_MS;
