@@ -239,4 +239,19 @@ describe('log events', () => {
     const missing = FIELDS.filter(({ field }) => !new RegExp(`^\\| \`${field}\` \\|`, 'm').test(text)).map(({ field }) => field);
     assert.deepEqual(missing, []);
   });
+
+  test('an event is written from one file: a fact shared by several modules is logged where they share code', () => {
+    // Each of these is written by paths that never both run for one fact: porter.stopped by the
+    // daemon and by a stop before it started, players.cut by the daemon and by `porter players`,
+    // config.warning by each kind of start, a fake.* by each simulated server.
+    const several = new Set(['config.warning', 'porter.stopped', 'players.cut']);
+    const files = new Map<string, Set<string>>();
+    for (const call of calls) {
+      if (!('name' in call.event) || several.has(call.event.name) || call.event.name.startsWith('fake.')) continue;
+      const file = call.where.replace(/:\d+$/, '');
+      files.set(call.event.name, (files.get(call.event.name) ?? new Set()).add(file));
+    }
+    const spread = [...files].filter(([, where]) => where.size > 1).map(([name, where]) => `${name}: ${[...where].join(', ')}`);
+    assert.deepEqual(spread, []);
+  });
 });
