@@ -48,12 +48,10 @@ interface NotSentWords {
  */
 export abstract class LinkedExecutor<Conn, Config> {
   protected abstract readonly link: ReconnectingLink<Conn>;
-  /** The executor's logger: it names the server, and the game server's address where the executor binds it. */
+  /** The executor's logger: it names the server, the executor and the game server's `address`. */
   protected abstract readonly logger: Logger;
   /** The transport in the command.sending line's words: "sending command over <over>". */
   protected abstract readonly over: string;
-  /** What the command.sending line carries besides the command's id (the address, where the logger does not hold it). */
-  protected readonly sendingFields: Readonly<Record<string, unknown>> = {};
   /** The server's executor configuration (host, port, password, deadlines). */
   protected readonly config: Config;
   /** One request at a time, for the executors whose connection carries one. */
@@ -69,7 +67,7 @@ export abstract class LinkedExecutor<Conn, Config> {
 
   /** Runs a delivery command: one command.sending line (never the text at this level), then the transport's own way. */
   execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
-    this.logger.debug({ event: 'command.sending', id: context.id, ...this.sendingFields }, `sending command over ${this.over}`);
+    this.logger.debug({ event: 'command.sending', id: context.id }, `sending command over ${this.over}`);
     return this.sendCommand(command, signal);
   }
 

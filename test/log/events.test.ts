@@ -47,6 +47,11 @@ const FIELDS: ReadonlyArray<{ readonly field: string; readonly means: string; re
     means: 'the configured server a line is about: its name, else its id (bound by the per-server logger)',
     aliases: ['serverId', 'server_id', 'serverName', 'serverLabel'],
   },
+  {
+    field: 'address',
+    means: "the network address a line is about: the game server's on an executor's lines (with `executor`), the listener's on *.listening",
+    aliases: ['rcon', 'webrcon', 'battleye', 'telnet', 'tshock'],
+  },
   { field: 'store', means: "a store's label", aliases: ['storeId', 'storeName', 'storeLabel'] },
   { field: 'err', means: 'the message of the error that stopped something', aliases: ['error', 'errMessage', 'errorMessage'] },
   { field: 'reason', means: 'why something happened, in words', aliases: ['why', 'problem', 'because', 'lostBecause'] },

@@ -45,7 +45,7 @@ export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection, BattlEy
     super(config);
     const address = `${config.host}:${config.port}`;
     this.connectedText = `BattlEye RCon login to ${address} (UDP) accepted`;
-    this.logger = deps.logger.child({ executor: 'battleye', battleye: address });
+    this.logger = deps.logger.child({ executor: 'battleye', address });
     const clock = deps.clock ?? systemClock;
     const connectionOptions = {
       host: config.host,

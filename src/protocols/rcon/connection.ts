@@ -89,7 +89,7 @@ export class RconConnection extends TcpConnection<Outstanding> {
             const step = exchange.accept(packet);
             if (step.kind === 'ignore') {
               this.#options.logger.debug(
-                { event: 'rcon.packet.ignored', rcon: this.address, packetId: packet.id, type: packet.type },
+                { event: 'rcon.packet.ignored', packetId: packet.id, type: packet.type },
                 'RCON packet outside the current request ignored',
               );
             } else if (step.kind === 'done') {
@@ -110,7 +110,7 @@ export class RconConnection extends TcpConnection<Outstanding> {
       this.failedRequest(error, written, (e) => e instanceof AnswerTooLargeError);
       if (exchange.fragments > 0) {
         this.#options.logger.warn(
-          { event: 'rcon.answer.incomplete', rcon: this.address, fragments: exchange.fragments, reason: messageOf(error) },
+          { event: 'rcon.answer.incomplete', fragments: exchange.fragments, reason: messageOf(error) },
           'RCON answer may be incomplete: the end of the answer never came, but the command ran',
         );
         return exchange.text();
@@ -188,10 +188,7 @@ export class RconConnection extends TcpConnection<Outstanding> {
       );
       return;
     }
-    this.#options.logger.debug(
-      { event: 'rcon.packet.ignored', rcon: this.address, packetId: packet.id, type: packet.type },
-      'unexpected RCON packet ignored',
-    );
+    this.#options.logger.debug({ event: 'rcon.packet.ignored', packetId: packet.id, type: packet.type }, 'unexpected RCON packet ignored');
   }
 
   #switchToIdZero(): void {

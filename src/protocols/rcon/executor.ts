@@ -32,7 +32,6 @@ export class RconExecutor extends LinkedExecutor<RconConnection, RconExecutorCon
   readonly #address: string;
   protected readonly logger: Logger;
   protected readonly over = 'RCON';
-  protected override readonly sendingFields: Readonly<Record<string, unknown>>;
   #idZeroLogged = false;
   protected readonly link: ReconnectingLink<RconConnection>;
 
@@ -40,8 +39,7 @@ export class RconExecutor extends LinkedExecutor<RconConnection, RconExecutorCon
     super(config);
     this.#address = `${config.host}:${config.port}`;
     this.connectedText = `RCON (${config.flavour}) login to ${this.#address} accepted`;
-    this.logger = deps.logger;
-    this.sendingFields = { rcon: this.#address };
+    this.logger = deps.logger.child({ executor: 'rcon', address: this.#address });
     const clock = deps.clock ?? systemClock;
     const onIdZeroAnswers = () => this.#idZeroAnswers();
     this.link = executorLink<RconConnection>(
@@ -60,7 +58,6 @@ export class RconExecutor extends LinkedExecutor<RconConnection, RconExecutorCon
         lost: 'RCON connection lost; reconnecting',
         retrying: 'RCON reconnect failed; retrying with backoff',
         refused: 'RCON password rejected; not reconnecting until the configuration is fixed',
-        fields: { rcon: this.#address },
         connectedFields: { flavour: config.flavour },
       },
       { deps, logger: this.logger, clock },
@@ -95,7 +92,7 @@ export class RconExecutor extends LinkedExecutor<RconConnection, RconExecutorCon
    * may behave), but the operator is told once per executor: the fix is the same every time.
    */
   #idZeroAnswers(): void {
-    const fields = { rcon: this.#address, flavour: this.config.flavour };
+    const fields = { flavour: this.config.flavour };
     if (this.#idZeroLogged) {
       this.logger.debug({ event: 'rcon.id0', ...fields }, 'RCON server answers with id 0: this connection pairs answers by order too');
       return;

@@ -33,7 +33,7 @@ export class TelnetExecutor extends LinkedExecutor<TelnetConnection, TelnetExecu
     super(config);
     const address = `${config.host}:${config.port}`;
     this.connectedText = `telnet login to ${address} accepted`;
-    this.logger = deps.logger.child({ executor: 'telnet', telnet: address });
+    this.logger = deps.logger.child({ executor: 'telnet', address });
     const clock = deps.clock ?? systemClock;
     this.link = executorLink<TelnetConnection>(
       tcpLinkTransport(async (signal) => {

@@ -84,7 +84,7 @@ export class TShockExecutor extends LinkedExecutor<TokenSession, TShockExecutorC
   constructor(config: TShockExecutorConfig, deps: TShockExecutorDeps) {
     super(config);
     this.#origin = tshockOrigin(config.host, config.port);
-    this.logger = deps.logger.child({ executor: 'tshock', tshock: this.#origin });
+    this.logger = deps.logger.child({ executor: 'tshock', address: this.#origin });
     const clock = deps.clock ?? systemClock;
     const once = encodeURIComponent(config.password);
     this.#secrets = [config.password, once, encodeURIComponent(once)];

@@ -61,7 +61,7 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconEx
     } catch {
       throw new ConfigError(`servers[].executor.host "${config.host}" is not a valid host name or IP address`);
     }
-    this.logger = deps.logger.child({ executor: 'webrcon', webrcon: this.#address.display });
+    this.logger = deps.logger.child({ executor: 'webrcon', address: this.#address.display });
     const clock = deps.clock ?? systemClock;
     this.#probe = deps.probeCommand === undefined ? 'server.hostname' : deps.probeCommand;
     this.#agent = new Agent({ connect: { timeout: config.connectTimeoutMs }, webSocket: { maxPayloadSize: MAX_WEBSOCKET_MESSAGE_BYTES } });

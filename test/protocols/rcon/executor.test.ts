@@ -44,8 +44,8 @@ describe('RconExecutor on a Minecraft server', () => {
       await executor.connect();
       await executor.execute('give Steve diamond 64', context);
       assert.deepEqual(
-        lines.filter((line) => line.event === 'command.sending').map(({ id, rcon, msg }) => ({ id, rcon, msg })),
-        [{ id: context.id, rcon: `127.0.0.1:${server.port}`, msg: 'sending command over RCON' }],
+        lines.filter((line) => line.event === 'command.sending').map(({ id, executor, address, msg }) => ({ id, executor, address, msg })),
+        [{ id: context.id, executor: 'rcon', address: `127.0.0.1:${server.port}`, msg: 'sending command over RCON' }],
       );
       assert.ok(!JSON.stringify(lines).includes('diamond'));
     } finally {
