@@ -105,8 +105,9 @@ export class Reporter {
       try {
         const answer = outcome.result === 'done' ? await api.done(id, hard) : await api.fail(id, outcome.reason, hard);
         this.health.succeeded(clock.now());
+        // At info (docs/design.md#the-api-contract): a repeat after a crash or a lost answer meets a 409 by design.
         if (answer !== 'accepted') {
-          logger.warn(
+          logger.info(
             { event: 'report.settled', id, outcome: outcome.result, status: answer.status, apiCode: loggableCode(answer.apiCode) },
             `the API answered the report ${answer.status}: the platform already settled this command (or no longer has it); moving on`,
           );

@@ -465,8 +465,8 @@ describe('delivery loop', () => {
     await t.running;
     const settled = lines.filter((line) => String(line.event).endsWith('settled'));
     assert.deepEqual(
-      settled.map(({ event, id, outcome, status, apiCode }) => ({ event, id, outcome, status, apiCode })),
-      [{ event: 'report.settled', id: '81', outcome: 'done', status: 409, apiCode: 'COMMAND_NOT_PROCESSING' }],
+      settled.map(({ event, level, id, outcome, status, apiCode }) => ({ event, level, id, outcome, status, apiCode })),
+      [{ event: 'report.settled', level: 30, id: '81', outcome: 'done', status: 409, apiCode: 'COMMAND_NOT_PROCESSING' }],
     );
     assert.deepEqual(t.journal.pending(), [], 'settled in the journal');
   });
