@@ -254,12 +254,12 @@ export class ReconnectingLink<Conn> {
         if (error instanceof CredentialsError || this.#closed) return;
         this.#failedAttempts += 1;
         const attempt = this.#failedAttempts;
-        const reason = messageOf(error);
+        const err = messageOf(error);
         // 1, 2, 4, 8…: a long outage stays visible without a line every few seconds.
         if ((attempt & (attempt - 1)) === 0) {
-          this.#logger.warn({ event: 'connection.retrying', ...this.#fields, attempt, reason }, this.#wording.retrying);
+          this.#logger.warn({ event: 'connection.retrying', ...this.#fields, attempt, err }, this.#wording.retrying);
         } else {
-          this.#logger.debug({ event: 'connection.retrying', ...this.#fields, attempt, reason }, this.#wording.retrying);
+          this.#logger.debug({ event: 'connection.retrying', ...this.#fields, attempt, err }, this.#wording.retrying);
         }
       }
     }

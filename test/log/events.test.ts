@@ -27,6 +27,8 @@ interface Call {
   readonly event: { readonly name: string } | { readonly problem: string };
   /** The names of the fields the call writes, where the source spells them (spreads of a local object literal included). */
   readonly fields: readonly string[];
+  /** The fields whose value is an error's message (`messageOf(…)`, `….message`). */
+  readonly errorMessages: readonly string[];
 }
 
 /** A child logger's bindings: fields every line of that logger carries. */
@@ -97,6 +99,18 @@ function fieldsOf(node: ts.Expression | undefined, source: ts.SourceFile): strin
   });
 }
 
+function errorMessagesOf(node: ts.Expression | undefined): string[] {
+  if (node === undefined || !ts.isObjectLiteralExpression(node)) return [];
+  return node.properties.flatMap((p) =>
+    ts.isPropertyAssignment(p) &&
+    ts.isIdentifier(p.name) &&
+    !ts.isStringLiteral(p.initializer) &&
+    /\bmessageOf\(|\.message\b/.test(p.initializer.getText())
+      ? [p.name.text]
+      : [],
+  );
+}
+
 function localObject(name: string, source: ts.SourceFile): ts.Expression | undefined {
   let found: ts.Expression | undefined;
   const visit = (node: ts.Node): void => {
@@ -139,7 +153,14 @@ function loggerCalls(bindings: Binding[] = []): Call[] {
       if (ts.isCallExpression(node) && isLoggerCall(node)) {
         const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
         const fields = fieldsOf(node.arguments[0], source).filter((field) => field !== 'event');
-        calls.push({ where: `${relative(root, file)}:${line}`, level: node.expression.name.text, event: eventOf(node), fields });
+        const errorMessages = errorMessagesOf(node.arguments[0]);
+        calls.push({
+          where: `${relative(root, file)}:${line}`,
+          level: node.expression.name.text,
+          event: eventOf(node),
+          fields,
+          errorMessages,
+        });
       } else if (ts.isCallExpression(node) && isComputedLevelCall(node)) {
         const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
         calls.push({
@@ -147,6 +168,7 @@ function loggerCalls(bindings: Binding[] = []): Call[] {
           level: 'computed',
           event: { problem: 'its level is computed (logger[level]): write one call per level, each with its event' },
           fields: [],
+          errorMessages: [],
         });
       } else if (ts.isCallExpression(node) && isChildCall(node)) {
         const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
@@ -258,5 +280,16 @@ describe('log events', () => {
     }
     const spread = [...files].filter(([, where]) => where.size > 1).map(([name, where]) => `${name}: ${[...where].join(', ')}`);
     assert.deepEqual(spread, []);
+  });
+
+  test("a field written straight from an error's message is err, whatever the event", () => {
+    assert.ok(
+      calls.some((call) => call.errorMessages.includes('err')),
+      'the scan sees err: messageOf(error) (a scan that saw none would pass everything)',
+    );
+    const misnamed = calls.flatMap((call) =>
+      call.errorMessages.filter((field) => field !== 'err').map((field) => `${call.where}: ${field} holds an error's message (write err)`),
+    );
+    assert.deepEqual(misnamed, []);
   });
 });

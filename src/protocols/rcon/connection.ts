@@ -110,7 +110,7 @@ export class RconConnection extends TcpConnection<Outstanding> {
       this.failedRequest(error, written, (e) => e instanceof AnswerTooLargeError);
       if (exchange.fragments > 0) {
         this.#options.logger.warn(
-          { event: 'rcon.answer.incomplete', fragments: exchange.fragments, reason: messageOf(error) },
+          { event: 'rcon.answer.incomplete', fragments: exchange.fragments, err: messageOf(error) },
           'RCON answer may be incomplete: the end of the answer never came, but the command ran',
         );
         return exchange.text();
