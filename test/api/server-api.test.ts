@@ -112,6 +112,16 @@ describe('ServerApi: ids and pull answers', () => {
     assert.equal(stats.pulls.claimed, 1);
   });
 
+  test("each answer's api.answered line is logged through the server's logger, which names it", async () => {
+    const { logger, lines } = capturingLogger();
+    const s = serverApi(client, { logger: logger.child({ server: 'eu-1' }) });
+    await s.pull([]);
+    assert.deepEqual(
+      lines.filter((line) => line.event === 'api.answered').map(({ server, serverId, route }) => ({ server, serverId, route })),
+      [{ server: 'eu-1', serverId: undefined, route: 'pull' }],
+    );
+  });
+
   test('404 and 409 on done/fail mean already settled', async () => {
     const s = serverApi(client);
     assert.deepEqual(await s.done('123456'), { kind: 'alreadySettled', status: 404, apiCode: 'COMMAND_NOT_FOUND' });
