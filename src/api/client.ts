@@ -38,6 +38,8 @@ export interface ApiRequest {
    * id and the command's size (`ApiResponse.oversized`), so that the claim it names can be reported.
    */
   readonly scanOversized?: boolean;
+  /** The logger of the server the call is for, which names it (`server`); the client's own otherwise. */
+  readonly logger?: Logger | undefined;
 }
 
 /** What the rate-limit headers said; undefined where a header was absent or unreadable. */
@@ -285,10 +287,8 @@ async function exchangeOnce(wire: Wire, request: ApiRequest): Promise<ApiRespons
     wire.pool.dispatch({ method: request.method, path: request.path, headers, body, headersTimeout: 0, bodyTimeout: 0 }, exchange);
     const answer = await exchange.answer;
     const elapsedMs = Math.round(performance.now() - started);
-    wire.logger.debug(
-      { event: 'api.answered', route: request.context.route, serverId: request.context.serverId, status: answer.status, ms: elapsedMs },
-      'seller api answered',
-    );
+    const log = request.logger ?? wire.logger;
+    log.debug({ event: 'api.answered', route: request.context.route, status: answer.status, ms: elapsedMs }, 'seller api answered');
     return {
       status: answer.status,
       body: answer.body ?? '',
