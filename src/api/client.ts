@@ -13,6 +13,7 @@ import { HttpExchange } from '../net/http-exchange.js';
 import { PullBodyScanner, type OversizedPull } from './pull-scan.js';
 import { apiConnectionCap } from '../net/open-files.js';
 import { ConnectionShare } from './connection-share.js';
+import { AbortFanout } from '../abort-fanout.js';
 import { SecretBook } from '../secret-book.js';
 import { readSecretAgain } from '../config/secrets.js';
 import { tokenRenewal, type TokenRenewal } from './token.js';
@@ -189,6 +190,8 @@ interface Wire {
   readonly redact: (text: string) => string;
   readonly logger: Logger;
   readonly userAgent: string;
+  /** The callers' signals, one listener each for all their calls. */
+  readonly aborts: AbortFanout;
 }
 
 /**
@@ -225,6 +228,7 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
     redact: secrets.scrub,
     logger: deps.logger,
     userAgent: userAgent(),
+    aborts: new AbortFanout(),
   };
   return {
     routes: createRoutePaths(config.routes, base),
@@ -263,14 +267,14 @@ async function exchangeOnce(wire: Wire, request: ApiRequest): Promise<ApiRespons
   const exchange = new HttpExchange({ maxBytes: maxBodyBytes, overflow: scanner, overflowMaxBytes: OVERSIZED_SCAN_MAX_BYTES });
   // Wired by hand, not withDeadline(): that is two AbortControllers and two listeners per call,
   // and an idle fleet makes 1,500 calls a second (docs/benchmarks.md, fleet). Here a deadline
-  // is one timer, and the caller's signal one listener.
+  // is one timer, and the caller's signal an entry in the client's fanout.
   let timedOut = false;
   const cancelDeadline = startDeadline(clock, timeoutMs, () => {
     timedOut = true;
     exchange.abort(new Error(`no answer within ${timeoutMs} ms`));
   });
   const onCallerAbort = () => exchange.abort(request.signal?.reason as Error);
-  request.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  if (request.signal) wire.aborts.on(request.signal, onCallerAbort);
   const started = performance.now();
   const sentWith = wire.token.current();
   const headers: Record<string, string> = {
@@ -302,7 +306,7 @@ async function exchangeOnce(wire: Wire, request: ApiRequest): Promise<ApiRespons
     throw noAnswer(wire, request.context, error, timedOut);
   } finally {
     cancelDeadline();
-    request.signal?.removeEventListener('abort', onCallerAbort);
+    if (request.signal) wire.aborts.off(request.signal, onCallerAbort);
   }
 }
 

@@ -55,6 +55,9 @@ class ServerCalls implements ServerApi {
   readonly #claimGap: ClaimGapWatch;
   readonly #pulls = { claimed: 0, empty: 0, busy204: 0, unusable: 0, error: 0 };
   readonly #reports = { accepted: 0, alreadySettled: 0, refused: 0, error: 0 };
+  /** The pull's path and context are the same for every pull of this server: made once, at the first. */
+  #pullPath: string | undefined;
+  readonly #pullContext: CallContext;
 
   constructor(options: ServerApiOptions) {
     const { client, serverId, budget, logger } = options;
@@ -62,17 +65,18 @@ class ServerCalls implements ServerApi {
     this.#o = options;
     this.#caller = new BudgetedCaller({ client, budget, logger });
     this.#claimGap = new ClaimGapWatch({ clock: options.clock, logger, thresholdMs: options.claimGapWarnMs });
+    this.#pullContext = { route: 'pull', serverId };
   }
 
   async pull(onlineIdentifiers: readonly string[], signal?: AbortSignal, beforeSend?: () => void): Promise<PullResult> {
     const { client, serverId } = this.#o;
-    const context: CallContext = { route: 'pull', serverId };
+    const context = this.#pullContext;
     let sent = false;
     let result: PullResult;
     try {
       const request = {
         method: 'POST',
-        path: client.routes.pull(serverId),
+        path: (this.#pullPath ??= client.routes.pull(serverId)),
         json: { onlineIdentifiers },
         context,
         scanOversized: true,
