@@ -6,6 +6,7 @@ import type { DemoGameName } from './demo-game-names.js';
 /**
  * The games `porter demo --game` can show: a game's record (src/games/<id>.ts) says what the demo
  * plays, and its console's transport which simulator it starts, playing the game by its id.
+ */
 
 /** A running simulated game server, as the demo needs it. */
 export interface DemoGameServer {
@@ -89,6 +90,6 @@ const SIMULATORS: Readonly<Record<(typeof GAMES)[DemoGameName]['console']['trans
 
 /** What `porter demo --game <name>` plays, from the game's record. */
 export function demoGame(name: DemoGameName): DemoGame {
-  const { demo, console } = GAMES[name];
-  return { ...demo, preset: name, start: (password, online) => SIMULATORS[console.transport](name, password, online) };
+  const record = GAMES[name];
+  return { ...record.demo, preset: name, start: (password, online) => SIMULATORS[record.console.transport](name, password, online) };
 }

@@ -39,8 +39,12 @@ describe('game records', () => {
     }
   });
 
-  test("the demo offers the games whose record has a scenario, in the registry's order, as it always has", () => {
-    assert.deepEqual(DEMO_GAME_NAMES, ['minecraft', 'zomboid', '7dtd', 'terraria', 'dayz']);
+  test("the demo offers the games whose record has a scenario, in the registry's order, the ones it always had among them", () => {
+    const always = ['minecraft', 'zomboid', '7dtd', 'terraria', 'dayz'];
+    assert.deepEqual(
+      DEMO_GAME_NAMES.filter((id) => always.includes(id)),
+      always,
+    );
     assert.deepEqual(
       DEMO_GAME_NAMES,
       ids.filter((id) => 'demo' in GAMES[id as keyof typeof GAMES]),
