@@ -4,12 +4,18 @@ import { runMinecraftCommand } from './consoles/minecraft.js';
 import { runPalworldCommand } from './consoles/palworld.js';
 import { runSourceCommand } from './consoles/source.js';
 import { runZomboidCommand } from './consoles/zomboid.js';
+import { isQueryCommand } from './rcon-answers.js';
 import type { RconConsole } from './rcon-world.js';
 
 /** How the simulated RCON server answers as one game: its dialect on the wire and its console. */
 interface RconGameConsole {
   readonly flavour: RconFlavour;
   readonly run: RconConsole;
+  /**
+   * The game's commands that only read (its player list), besides those every game's simulator
+   * knows (isQueryCommand): flagged in `executed`, so deliveries are counted without them.
+   */
+  readonly queries?: readonly string[];
 }
 
 /**
@@ -21,7 +27,7 @@ interface RconGameConsole {
 const RCON_CONSOLES: { readonly [G in GameName]?: RconGameConsole } = {
   minecraft: { flavour: 'minecraft', run: runMinecraftCommand },
   source: { flavour: 'source', run: runSourceCommand },
-  palworld: { flavour: 'id0', run: runPalworldCommand },
+  palworld: { flavour: 'id0', run: runPalworldCommand, queries: ['ShowPlayers'] },
   zomboid: { flavour: 'source', run: runZomboidCommand },
 };
 
@@ -33,8 +39,12 @@ export function rconConsoleFor(options: { readonly game?: GameName | undefined; 
   readonly game: GameName;
   readonly flavour: RconFlavour;
   readonly run: RconConsole;
+  /** Whether a command only reads: one every simulator knows, or one of the game's own. */
+  readonly isQuery: (command: string) => boolean;
 } {
   const game = options.game ?? GAME_OF_FLAVOUR[options.flavour ?? 'minecraft'];
   const known = RCON_CONSOLES[game] ?? RCON_CONSOLES.source!;
-  return { game, flavour: options.flavour ?? known.flavour, run: known.run };
+  const queries = new Set(known.queries?.map((root) => root.toLowerCase()));
+  const isQuery = (command: string) => isQueryCommand(command) || queries.has(command.trim().split(/\s+/)[0]?.toLowerCase() ?? '');
+  return { game, flavour: options.flavour ?? known.flavour, run: known.run, isQuery };
 }

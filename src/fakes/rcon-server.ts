@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { bodyText, encodePacket, PacketDecoder, PacketType, SPEC_MAX_BODY_BYTES, type RconPacket } from '../protocols/rcon/codec.js';
 import type { GameName } from '../games/registry.js';
 import type { RconFlavour } from '../protocols/rcon/exchange.js';
-import { isQueryCommand, runSimCommand, type SimAnswer } from './rcon-answers.js';
+import { runSimCommand, type SimAnswer } from './rcon-answers.js';
 import { rconConsoleFor } from './rcon-consoles.js';
 import { SimPlayers } from './rcon-players.js';
 import type { RconConsole, RconWorld } from './rcon-world.js';
@@ -115,6 +115,8 @@ export class RconServer extends SimListener<RconServerOptions> implements FakeRc
   readonly executed: ExecutedCommand[] = [];
   readonly world: RconWorld;
   readonly #console: RconConsole;
+  /** Whether a command only reads (a player list): one every simulator knows, or one of this game's own. */
+  readonly isQuery: (command: string) => boolean;
   #password: string;
   totalConnections = 0;
   framingViolations = 0;
@@ -122,10 +124,11 @@ export class RconServer extends SimListener<RconServerOptions> implements FakeRc
 
   constructor(options: RconServerOptions) {
     super(options, 'fake RCON server');
-    const { game, flavour, run } = rconConsoleFor(options);
+    const { game, flavour, run, isQuery } = rconConsoleFor(options);
     this.flavour = flavour;
     this.game = game;
     this.#console = run;
+    this.isQuery = isQuery;
     this.#password = options.password;
     this.world = { players: new SimPlayers(options.players ?? []), maxPlayers: options.maxPlayers ?? 20, balances: new Map() };
   }
@@ -191,7 +194,7 @@ export class RconServer extends SimListener<RconServerOptions> implements FakeRc
 
   /** Runs a command: records it, then computes the answer. */
   run(command: string, connection: number): { readonly answer: SimAnswer; readonly ran: ExecutedCommand } {
-    const ran: ExecutedCommand = { command, at: this.now(), query: isQueryCommand(command), connection };
+    const ran: ExecutedCommand = { command, at: this.now(), query: this.isQuery(command), connection };
     this.executed.push(ran);
     this.logger?.debug({ event: 'fake.command', command, connection }, 'fake RCON server ran a command');
     return { answer: this.answerFor(command), ran };

@@ -19,6 +19,24 @@ describe("the RCON simulator plays a game by the game's id", () => {
     assert.match(minecraft.answerFor('list').text, /^There are 1 of a max of 20 players online: Steve/);
   });
 
+  test("a game's own listing is a read-only query for its simulator alone; the listings every simulator knows are for all", () => {
+    const palworld = playing({ password: PASSWORD, game: 'palworld' });
+    assert.equal(palworld.isQuery('ShowPlayers'), true);
+    assert.equal(palworld.isQuery('showplayers'), true);
+    assert.equal(palworld.isQuery('Broadcast hello'), false);
+    assert.equal(palworld.isQuery('status'), true);
+    assert.equal(playing({ password: PASSWORD, game: 'minecraft' }).isQuery('ShowPlayers'), false);
+    palworld.run('ShowPlayers', 1);
+    palworld.run('Broadcast hello', 1);
+    assert.deepEqual(
+      palworld.executed.map(({ command, query }) => [command, query]),
+      [
+        ['ShowPlayers', true],
+        ['Broadcast hello', false],
+      ],
+    );
+  });
+
   test('an RCON game without a console of its own is simulated as a Source server', () => {
     const ark = playing({ password: PASSWORD, game: 'ark', players: ['Bob'] });
     assert.equal(ark.game, 'ark');
