@@ -1,3 +1,4 @@
+import { closeSync, fdatasyncSync, openSync, writeSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connectRawRcon } from './lib/raw-rcon.js';
 
@@ -5,10 +6,13 @@ import { connectRawRcon } from './lib/raw-rcon.js';
  * The floor of CPU per command: the least a program must spend to deliver one command, with none
  * of porter's decisions, journal or logging. Run as its own process, as porter is:
  *
- *   BENCH_API_TOKEN=… BENCH_RCON_PASSWORD=… node dist/bench/command-floor.js <apiUrl> <serverId> <gamePort> <commands>
+ *   BENCH_API_TOKEN=… BENCH_RCON_PASSWORD=… node dist/bench/command-floor.js <apiUrl> <serverId> <gamePort> <commands> [journal]
  *
  * One keep-alive API connection and one RCON login; then, one after another: pull, run the
  * claimed command over RCON (one packet out, the first packet with its id back), report it done.
+ * With a journal file, the durable floor: also the least the never-twice promise costs, a line
+ * written and fdatasync'd before the command runs (the claim) and one after (its outcome), as
+ * porter's journal does (docs/design.md#delivery-semantics).
  * It prints {"commands": n, "cpuMs": …} (its own user + system CPU over the loop) and exits.
  */
 
@@ -32,14 +36,14 @@ function post(
 }
 
 async function main(): Promise<void> {
-  const [apiUrl, serverId, portText, commandsText] = process.argv.slice(2);
+  const [apiUrl, serverId, portText, commandsText, journalPath] = process.argv.slice(2);
   const token = process.env.BENCH_API_TOKEN;
   const password = process.env.BENCH_RCON_PASSWORD;
   const port = Number(portText);
   const commands = Number(commandsText);
   if (!apiUrl || !serverId || !token || !password || !(port > 0) || !(commands > 0)) {
     process.stderr.write(
-      'usage: BENCH_API_TOKEN=… BENCH_RCON_PASSWORD=… node command-floor.js <apiUrl> <serverId> <gamePort> <commands>\n',
+      'usage: BENCH_API_TOKEN=… BENCH_RCON_PASSWORD=… node command-floor.js <apiUrl> <serverId> <gamePort> <commands> [journal]\n',
     );
     process.exit(2);
   }
@@ -50,6 +54,12 @@ async function main(): Promise<void> {
   const auth = { authorization: `Bearer ${token}` };
   const json = { ...auth, 'content-type': 'application/json' };
   const base = `/v1/seller/servers/${serverId}/commands`;
+  const journal = journalPath === undefined ? undefined : openSync(journalPath, 'a', 0o600);
+  const durably = (line: string) => {
+    if (journal === undefined) return;
+    writeSync(journal, line);
+    fdatasyncSync(journal);
+  };
   const cpu0 = process.cpuUsage();
   let delivered = 0;
   let rconId = 1;
@@ -58,8 +68,10 @@ async function main(): Promise<void> {
     if (pulled.status === 204) continue;
     if (pulled.status !== 200) throw new Error(`pull answered ${pulled.status}: ${pulled.text}`);
     const { id, command } = JSON.parse(pulled.text) as { id: number | string; command: string };
+    durably(`{"claim":${JSON.stringify(String(id))}}\n`);
     const mine = ++rconId;
     await game.request(mine, 2, command, (answer) => answer === mine);
+    durably(`{"done":${JSON.stringify(String(id))}}\n`);
     const reported = await post(agent, url, `${base}/${String(id)}/done`, auth, undefined);
     if (reported.status !== 200) throw new Error(`done answered ${reported.status}: ${reported.text}`);
     delivered++;
@@ -67,6 +79,7 @@ async function main(): Promise<void> {
   const cpu = process.cpuUsage(cpu0);
   socket.destroy();
   agent.destroy();
+  if (journal !== undefined) closeSync(journal);
   process.stdout.write(`${JSON.stringify({ commands: delivered, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`);
 }
 

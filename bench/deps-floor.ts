@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { pino } from 'pino';
-import { Pool } from 'undici';
+// As porter loads it (src/net/undici-pool.d.ts): undici's Pool by its own file, not the whole index.
+import Pool from 'undici/lib/dispatcher/pool.js';
 import { z } from 'zod';
 
 /**
@@ -13,8 +14,19 @@ import { z } from 'zod';
 const url = process.argv[2];
 if (!url) throw new Error('usage: deps-floor <http url to send one request to>');
 const pool = new Pool(new URL(url).origin);
-const answer = await pool.request({ path: '/', method: 'GET' });
-await answer.body.text();
+// Dispatched with a handler of its own, as porter's client does (a Pool loaded by its file has no request()).
+await new Promise<void>((resolve, reject) =>
+  pool.dispatch(
+    { path: '/', method: 'GET' },
+    {
+      onRequestStart: () => undefined,
+      onResponseStart: () => undefined,
+      onResponseData: () => undefined,
+      onResponseEnd: () => resolve(),
+      onResponseError: (_controller, error) => reject(error),
+    },
+  ),
+);
 pino({ base: undefined }, pino.destination({ dest: 1, sync: true })).info('deps floor');
 z.object({ loaded: z.boolean() }).parse({ loaded: true });
 new Command('floor').parse([], { from: 'user' });

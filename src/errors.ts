@@ -35,6 +35,17 @@ export function isConfigurationError(error: unknown): boolean {
   return error instanceof PorterError && error.exitCode === 78;
 }
 
+/**
+ * What went wrong, in words, whatever was thrown: an Error's message, the message of anything
+ * shaped like one (an Error from another realm), and otherwise the thrown value as text, where
+ * `(error as Error).message` would have given undefined.
+ */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message : String(error);
+}
+
 export function exitCodeOf(error: unknown): number {
   return error instanceof PorterError ? error.exitCode : 1;
 }

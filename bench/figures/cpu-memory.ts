@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { SIM_SERVER_ID, SIM_TOKEN } from '../../src/fakes/seller-api.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type BuildOptions } from 'esbuild';
+import { bundleDepsFloor } from '../lib/deps-floor-bundle.js';
 
 /**
  * CPU per command and memory, from one porter process with the budget lifted (the fake and
@@ -25,12 +25,12 @@ import { build, type BuildOptions } from 'esbuild';
  */
 
 const BARE_NODE = ['-e', 'setInterval(() => {}, 1e3)'];
-const DEPS_FLOOR_SOURCE = fileURLToPath(new URL('../deps-floor.js', import.meta.url));
 const COMMAND_FLOOR = fileURLToPath(new URL('../command-floor.js', import.meta.url));
 
-/** bench/command-floor.ts against the same API and game server: its CPU per command, in ms. */
-async function commandFloorMs(apiUrl: string, gamePort: number, password: string, commands: number): Promise<number> {
-  const child = spawn(process.execPath, [COMMAND_FLOOR, apiUrl, SIM_SERVER_ID, String(gamePort), String(commands)], {
+/** bench/command-floor.ts against the same API and game server: its CPU per command, in ms; with `journal`, the durable floor. */
+async function commandFloorMs(apiUrl: string, gamePort: number, password: string, commands: number, journal?: string): Promise<number> {
+  const args = [COMMAND_FLOOR, apiUrl, SIM_SERVER_ID, String(gamePort), String(commands), ...(journal === undefined ? [] : [journal])];
+  const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, BENCH_API_TOKEN: SIM_TOKEN, BENCH_RCON_PASSWORD: password },
   });
@@ -110,15 +110,15 @@ export const cpuMemory: Benchmark = {
       await porter.stop();
       porter = undefined;
       const floorCommands = context.quick ? 2_000 : 10_000;
+      const password = readFileSync(join(fixture.dir, 'rcon-password'), 'utf8');
       for (let i = 0; i < floorCommands; i++) api.enqueue(`say floor ${i}`);
-      const floorMs = await commandFloorMs(
-        api.url,
-        fixture.game.port,
-        readFileSync(join(fixture.dir, 'rcon-password'), 'utf8'),
-        floorCommands,
-      );
+      const floorMs = await commandFloorMs(api.url, fixture.game.port, password, floorCommands);
+      // The durable floor: the same, and the claim and the outcome written and synced as porter's
+      // journal does, in the state directory porter used (the same file system).
+      for (let i = 0; i < floorCommands; i++) api.enqueue(`say durable floor ${i}`);
+      const durableMs = await commandFloorMs(api.url, fixture.game.port, password, floorCommands, join(fixture.dir, 'floor-journal.log'));
       context.progress(
-        `  floor: ${round(floorMs, 3)} ms of CPU per command over ${floorCommands} (porter: ${round(median(perSegment), 3)} ms)`,
+        `  floor: ${round(floorMs, 3)} ms of CPU per command over ${floorCommands}, durable ${round(durableMs, 3)} ms (porter: ${round(median(perSegment), 3)} ms)`,
       );
       const growthMb = (end.rssKb - start.rssKb) / 1024;
       // After the first 10,000 (V8's heap and the allocator's arenas have grown to their working
@@ -142,6 +142,21 @@ export const cpuMemory: Benchmark = {
           figure('cpu.perCommandRatio', 'CPU per command: porter ÷ floor', 'ratio', [round(median(perSegment) / floorMs, 2)], {
             target: { op: '<=', value: 1.5, text: '≤ 1.5' },
           }),
+          figure(
+            'cpu.perCommandDurableFloor',
+            'CPU per command of the durable floor: the same, the claim and the outcome fdatasync’d',
+            'ms',
+            [round(durableMs, 3)],
+          ),
+          figure(
+            'cpu.perCommandDurableRatio',
+            'CPU per command: porter ÷ durable floor',
+            'ratio',
+            [round(median(perSegment) / durableMs, 2)],
+            {
+              target: { op: '<=', value: 1.5, text: '≤ 1.5' },
+            },
+          ),
           figure('memory.rssAfterStart', 'RSS after start', 'MB', [round(start.rssKb / 1024, 1)]),
           figure('memory.rssAfterMany', `RSS after ${total} commands`, 'MB', [round(end.rssKb / 1024, 1)], {
             target: { op: '<=', value: round((1.5 * bare) / 1024, 1), text: '≤ 1.5 × bare node' },
@@ -173,16 +188,6 @@ export const cpuMemory: Benchmark = {
     }
   },
 };
-
-/** deps-floor.ts bundled with porter's own esbuild settings, into `dir`. */
-async function bundleDepsFloor(dir: string): Promise<string> {
-  const outfile = join(dir, 'deps-floor.bundle.js');
-  const { BUNDLE_OPTIONS } = (await import(new URL('../../../scripts/bundle-options.mjs', import.meta.url).href)) as {
-    BUNDLE_OPTIONS: BuildOptions;
-  };
-  await build({ ...BUNDLE_OPTIONS, entryPoints: [DEPS_FLOOR_SOURCE], outfile, splitting: false, logLevel: 'error' });
-  return outfile;
-}
 
 /** Median VmRSS (kB) of `runs` node processes started with `args`, one second after each starts. */
 async function medianRss(runs: number, args: readonly string[]): Promise<number> {

@@ -43,9 +43,21 @@ export class RawRconClient {
   }
 
   request(id: number, type: number, body: string, match: (id: number, type: number) => boolean): Promise<void> {
+    return this.requestAll([{ id, type, body }], match);
+  }
+
+  /** Several packets in one write (a command and the probe that marks its answer's end), answered by the first match. */
+  requestAll(
+    packets: ReadonlyArray<{ id: number; type: number; body: string }>,
+    match: (id: number, type: number) => boolean,
+  ): Promise<void> {
     return new Promise((resolve) => {
       this.#want = { match, resolve };
-      this.#socket.write(encode(id, type, body));
+      this.#socket.write(
+        packets.length === 1
+          ? encode(packets[0]!.id, packets[0]!.type, packets[0]!.body)
+          : Buffer.concat(packets.map((p) => encode(p.id, p.type, p.body))),
+      );
     });
   }
 

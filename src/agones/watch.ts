@@ -2,6 +2,7 @@ import { request, type IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
+import { messageOf } from '../errors.js';
 
 /**
  * Follows the GameServer's state through the Agones SDK's HTTP gateway on localhost
@@ -41,7 +42,7 @@ export async function watchGameServer(options: GameServerWatchOptions): Promise<
       const wait = backoffDelay(failures, RETRY);
       if (failures === 1) {
         logger.warn(
-          { event: 'agones.sdk.unreachable', port: options.port, err: (error as Error).message, retryInMs: wait },
+          { event: 'agones.sdk.unreachable', port: options.port, err: messageOf(error), retryInMs: wait },
           'Agones SDK not answering on localhost (AGONES_SDK_HTTP_PORT): claiming nothing until it does; retrying',
         );
       }

@@ -8,8 +8,8 @@ import type { Route } from './types.js';
 
 interface BudgetedCallOptions {
   readonly client: ApiClient;
-  readonly serverId: string;
   readonly budget: Budget;
+  /** Already names the server; each call's api.answered line is logged with it too. */
   readonly logger: Logger;
 }
 
@@ -36,12 +36,12 @@ export class BudgetedCaller {
 
   call(route: Route, request: Omit<ApiRequest, 'signal'>, signal: AbortSignal | undefined, onSend?: () => void): Promise<ApiResponse> {
     return this.#lanes[route].run(async () => {
-      const { client, serverId, logger } = this.#o;
+      const { client, logger } = this.#o;
       let response = await this.#sendWithinBudget(route, request, signal, onSend);
       // A 401 never claims or settles anything, so the same request may go again with a rotated token.
       if (response.status === 401 && (await client.renewToken(response.tokenGeneration))) {
         logger.warn(
-          { event: 'api.token.reread', serverId, route },
+          { event: 'api.token.reread', route },
           'Seller API refused the token; a new token was found in its file: sending again with it',
         );
         response = await this.#sendWithinBudget(route, request, signal, onSend);
@@ -58,8 +58,11 @@ export class BudgetedCaller {
     signal: AbortSignal | undefined,
     onSend: (() => void) | undefined,
   ): Promise<ApiResponse> {
-    const { budget, client } = this.#o;
-    await budget.acquire(route, signal);
+    const { budget, client, logger } = this.#o;
+    // Taken at once when the budget allows, as an idle fleet's calls find it: no wait, no promise.
+    signal?.throwIfAborted();
+    if (budget.delayFor(route) === 0) budget.take(route);
+    else await budget.acquire(route, signal);
     // The last check and the send's notice come after every wait, the connection's too.
     let sent = false;
     const beforeSend = () => {
@@ -69,7 +72,7 @@ export class BudgetedCaller {
     };
     let response: ApiResponse;
     try {
-      response = await client.send({ ...request, signal, beforeSend });
+      response = await client.send({ ...request, signal, beforeSend, logger });
     } catch (error) {
       // Never written (withheld, or abandoned while it waited for a connection): the call does not count.
       if (!sent) budget.withdraw(route);
@@ -83,7 +86,7 @@ export class BudgetedCaller {
 
   /** Feeds a 429 and its Retry-After to the budget; the error to throw. */
   #rateLimitedBy(route: Route, request: Omit<ApiRequest, 'signal'>, response: ApiResponse): unknown {
-    const { budget, client, serverId, logger } = this.#o;
+    const { budget, client, logger } = this.#o;
     this.#rateLimited++;
     const { remaining, limit } = response.rateLimit;
     const error = errorForAnswer(
@@ -96,12 +99,12 @@ export class BudgetedCaller {
     if (retryAfterMs !== undefined && retryAfterMs > RETRY_AFTER_MAX_MS && !this.#warnedAbsurdRetryAfter) {
       this.#warnedAbsurdRetryAfter = true;
       logger.warn(
-        { event: 'api.retryafter.capped', serverId, route, retryAfterMs, pauseMs: RETRY_AFTER_MAX_MS },
+        { event: 'api.retryafter.capped', route, retryAfterMs, pauseMs: RETRY_AFTER_MAX_MS },
         `Seller API asked for a Retry-After of ${Math.round(retryAfterMs / 1000)} s: porter waits ${RETRY_AFTER_MAX_MS / 1000} s at most and tries again (logged once)`,
       );
     }
     logger.warn(
-      { event: 'api.ratelimited', serverId, route, retryAfterMs, pauseMs: budget.delayFor(route) },
+      { event: 'api.ratelimited', route, retryAfterMs, pauseMs: budget.delayFor(route) },
       'Seller API answered 429: nothing more to this route until Retry-After has passed (at least 1 s)',
     );
     return error;

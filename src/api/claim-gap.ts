@@ -12,16 +12,15 @@ const CLAIM_GAP_WARN_MS = 60_000;
 export class ClaimGapWatch {
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #serverId: string;
   readonly #thresholdMs: number;
   #openedAt: number | undefined;
   #reason = '';
   #warned = false;
 
-  constructor(options: { clock: Clock; logger: Logger; serverId: string; thresholdMs?: number }) {
+  /** `logger` already names the server. */
+  constructor(options: { clock: Clock; logger: Logger; thresholdMs?: number }) {
     this.#clock = options.clock;
     this.#logger = options.logger;
-    this.#serverId = options.serverId;
     this.#thresholdMs = options.thresholdMs ?? CLAIM_GAP_WARN_MS;
   }
 
@@ -47,9 +46,8 @@ export class ClaimGapWatch {
     this.#logger.warn(
       {
         event: 'claim.stuck',
-        serverId: this.#serverId,
         lostAt: new Date(this.#openedAt).toISOString(),
-        lostBecause: this.#reason,
+        reason: this.#reason,
         emptyForMs: since,
       },
       'a pull answer was lost and only empty answers followed since: a command may be stuck PROCESSING on the platform until its own timeout; porter never learned its id and cannot report it; the seller can retry it from the store dashboard',
@@ -60,10 +58,7 @@ export class ClaimGapWatch {
   claimed(): void {
     if (this.#openedAt === undefined) return;
     if (this.#warned) {
-      this.#logger.info(
-        { event: 'claim.released', serverId: this.#serverId },
-        'pulls claim commands again: the platform released the stuck claim',
-      );
+      this.#logger.info({ event: 'claim.released' }, 'pulls claim commands again: the platform released the stuck claim');
     }
     this.#openedAt = undefined;
     this.#warned = false;

@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import Pool, { type BarePool } from 'undici/lib/dispatcher/pool.js';
 import { startDeadline, systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';
 import type { CallContext } from './errors.js';
@@ -37,6 +38,8 @@ export interface ApiRequest {
    * id and the command's size (`ApiResponse.oversized`), so that the claim it names can be reported.
    */
   readonly scanOversized?: boolean;
+  /** The logger of the server the call is for, which names it (`server`); the client's own otherwise. */
+  readonly logger?: Logger | undefined;
 }
 
 /** What the rate-limit headers said; undefined where a header was absent or unreadable. */
@@ -138,7 +141,8 @@ export function parseRetryAfter(text: string | undefined, dateHeader: string | u
 
 /** One API origin's connections: undici's pool, and the share that hands them out fairly (never more requests than connections). */
 export interface ApiOrigin {
-  readonly pool: Dispatcher;
+  /** What porter uses of a dispatcher: its own handler dispatched, and close. */
+  readonly pool: Pick<Dispatcher, 'dispatch' | 'close'>;
   readonly share: ConnectionShare;
 }
 
@@ -152,7 +156,7 @@ export function createApiOrigin(origin: string, timeoutMs: number): ApiOrigin {
   return { pool: createPool(origin, timeoutMs, connections), share: new ConnectionShare(connections) };
 }
 
-function createPool(origin: string, timeoutMs: number, connections: number): Dispatcher {
+function createPool(origin: string, timeoutMs: number, connections: number): BarePool {
   return new Pool(origin, {
     connections,
     // Off (0): porter's own deadline bounds the whole exchange. undici's run on timers of their
@@ -175,7 +179,7 @@ export function userAgent(): string {
 
 /** What one exchange needs of its client. */
 interface Wire {
-  readonly pool: Dispatcher;
+  readonly pool: ApiOrigin['pool'];
   readonly share: ConnectionShare;
   readonly store: string;
   readonly clock: Clock;
@@ -283,10 +287,8 @@ async function exchangeOnce(wire: Wire, request: ApiRequest): Promise<ApiRespons
     wire.pool.dispatch({ method: request.method, path: request.path, headers, body, headersTimeout: 0, bodyTimeout: 0 }, exchange);
     const answer = await exchange.answer;
     const elapsedMs = Math.round(performance.now() - started);
-    wire.logger.debug(
-      { event: 'api.answered', route: request.context.route, serverId: request.context.serverId, status: answer.status, ms: elapsedMs },
-      'seller api answered',
-    );
+    const log = request.logger ?? wire.logger;
+    log.debug({ event: 'api.answered', route: request.context.route, status: answer.status, ms: elapsedMs }, 'seller api answered');
     return {
       status: answer.status,
       body: answer.body ?? '',

@@ -1,4 +1,5 @@
 import type { PullResult } from './types.js';
+import { messageOf } from '../errors.js';
 
 /**
  * Reading a pull answer without losing the command id. `JSON.parse` turns every number into a
@@ -143,7 +144,7 @@ export function parsePullBody(text: string): PullResult {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { kind: 'unusable', reason: `the pull answer is not valid JSON (${(error as Error).message}; ${text.length} characters)` };
+    return { kind: 'unusable', reason: `the pull answer is not valid JSON (${messageOf(error)}; ${text.length} characters)` };
   }
   if (value === null) return { kind: 'empty', status: 200 };
   if (typeof value !== 'object' || Array.isArray(value)) {

@@ -32,7 +32,7 @@ function stringField(record: Record<string, unknown>, key: string): string | und
  * Reads application/problem+json leniently: any content type, any missing field. A proxy's HTML
  * error page gives a problem with only the HTTP status. Every text field is scrubbed of the token.
  */
-function parseProblem(answer: AnswerForProblem, redact: (text: string) => string): ProblemFields {
+export function parseProblem(answer: AnswerForProblem, redact: (text: string) => string): ProblemFields {
   let record: Record<string, unknown> = {};
   try {
     const value: unknown = JSON.parse(answer.body);

@@ -6,7 +6,7 @@ import { ClaimGapWatch } from './claim-gap.js';
 import type { ApiClient, ApiResponse } from './client.js';
 import { ApiTransportError, ReportRefusedError, type CallContext } from './errors.js';
 import { truncateReason } from './fail-reason.js';
-import { errorForAnswer } from './problem.js';
+import { errorForAnswer, parseProblem } from './problem.js';
 import { pullResultOf } from './pull-answer.js';
 import type { PullResult, ReportResult, Route, ServerApi } from './types.js';
 
@@ -15,6 +15,7 @@ interface ServerApiOptions {
   readonly serverId: string;
   readonly budget: Budget;
   readonly clock: Clock;
+  /** Already names the server (`server`): the lines logged about its calls carry no id of their own. */
   readonly logger: Logger;
   /** How long only empty pulls may follow a lost pull answer before the claim-gap warning. Default 60 s. */
   readonly claimGapWarnMs?: number;
@@ -59,8 +60,8 @@ class ServerCalls implements ServerApi {
     const { client, serverId, budget, logger } = options;
     this.serverId = serverId;
     this.#o = options;
-    this.#caller = new BudgetedCaller({ client, serverId, budget, logger });
-    this.#claimGap = new ClaimGapWatch({ clock: options.clock, logger, serverId, thresholdMs: options.claimGapWarnMs });
+    this.#caller = new BudgetedCaller({ client, budget, logger });
+    this.#claimGap = new ClaimGapWatch({ clock: options.clock, logger, thresholdMs: options.claimGapWarnMs });
   }
 
   async pull(onlineIdentifiers: readonly string[], signal?: AbortSignal, beforeSend?: () => void): Promise<PullResult> {
@@ -113,13 +114,9 @@ class ServerCalls implements ServerApi {
   }
 
   #count(result: PullResult): void {
-    const { logger, serverId } = this.#o;
     switch (result.kind) {
       case 'oversized':
-        logger.warn(
-          { event: 'api.pull.toolarge', serverId, commandId: result.id, reason: result.reason },
-          'pull answer too large to keep: the claim is reported failed',
-        );
+        // Not logged here: the loop reports the claim failed with its size (delivery.failed).
         this.#pulls.claimed++;
         this.#claimGap.claimed();
         break;
@@ -134,17 +131,14 @@ class ServerCalls implements ServerApi {
         break;
       case 'unusable':
         this.#pulls.unusable++;
+        // Logged by the loop, which decides what follows (pull.unusable).
         this.#claimGap.lost(result.reason);
-        logger.warn(
-          { event: 'api.pull.unusable', serverId, reason: result.reason },
-          'pull answer unusable: a command may have been claimed that porter cannot report',
-        );
         break;
     }
   }
 
   async #report(route: 'done' | 'fail', id: string, reason: string | undefined, signal?: AbortSignal): Promise<ReportResult> {
-    const { client, serverId, logger } = this.#o;
+    const { client, serverId } = this.#o;
     const context: CallContext = { route, serverId, commandId: id };
     const path = route === 'done' ? client.routes.done(serverId, id) : client.routes.fail(serverId, id);
     // The reason can hold a game answer or a script's stderr: never let the token through.
@@ -162,19 +156,9 @@ class ServerCalls implements ServerApi {
     }
     if (response.status === 404 || response.status === 409) {
       this.#reports.alreadySettled++;
-      const problem = errorForAnswer({ status: response.status, body: response.body }, context, client.redact);
-      logger.info(
-        {
-          event: 'api.report.settled',
-          serverId,
-          commandId: id,
-          route,
-          status: response.status,
-          apiCode: 'apiCode' in problem ? problem.apiCode : undefined,
-        },
-        'report answered 404/409: the platform already settled this command (or no longer has it); moving on',
-      );
-      return 'alreadySettled';
+      // Logged by the reporter, which decides what follows (report.settled).
+      const { apiCode } = parseProblem({ status: response.status, body: response.body }, client.redact);
+      return { kind: 'alreadySettled', status: response.status, apiCode };
     }
     const error = errorForAnswer(
       { status: response.status, body: response.body, retryAfterMs: response.rateLimit.retryAfterMs },

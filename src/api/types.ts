@@ -14,7 +14,14 @@ export type PullResult =
   /** A 200 whose body carried an id porter cannot use in a report path. */
   | { readonly kind: 'unusable'; readonly reason: string };
 
-export type ReportResult = 'accepted' | 'alreadySettled';
+/** 404/409: the platform already settled the command (or no longer has it); `apiCode` is its problem code, if any. */
+export interface AlreadySettled {
+  readonly kind: 'alreadySettled';
+  readonly status: number;
+  readonly apiCode: string | undefined;
+}
+
+export type ReportResult = 'accepted' | AlreadySettled;
 
 export interface ServerApi {
   readonly serverId: string;

@@ -8,7 +8,7 @@ import { systemClock } from '../clock.js';
 import type { Config, ResolvedServer, StoreApi } from '../config/schema.js';
 import { DEFAULT_STORE_LABEL } from '../config/schema.js';
 import { createExecutor } from '../protocols/executors.js';
-import { exitCodeOf } from '../errors.js';
+import { exitCodeOf, messageOf } from '../errors.js';
 import type { SecretBook } from '../secret-book.js';
 import { playerReader, playerSourceLabel } from '../players/reader.js';
 import { normalizeIdentifiers } from '../players/normalize.js';
@@ -42,7 +42,7 @@ export async function runChecks(configOption: string | undefined, shard: Shard |
   try {
     config = await loadShardFor(configOption, shard, secrets);
   } catch (error) {
-    print({ ok: false, text: `config: ${(error as Error).message}`, exitCode: exitCodeOf(error) });
+    print({ ok: false, text: `config: ${messageOf(error)}`, exitCode: exitCodeOf(error) });
     return exitCodeOf(error);
   }
   const configured = config.shard?.serversConfigured ?? config.servers.length;
@@ -86,7 +86,7 @@ function journalBacklog(stateDir: string): JournalEntry[] | CheckLine {
   try {
     return readJournal(stateDir);
   } catch (error) {
-    return { ok: false, text: `journal: ${(error as Error).message}` };
+    return { ok: false, text: `journal: ${messageOf(error)}` };
   }
 }
 
@@ -96,7 +96,7 @@ function checkStateDir(stateDir: string): CheckLine {
     prepareStateDir(stateDir);
     return { ok: true, text: `state directory writable: ${stateDir}` };
   } catch (error) {
-    return { ok: false, text: (error as Error).message, exitCode: exitCodeOf(error) };
+    return { ok: false, text: messageOf(error), exitCode: exitCodeOf(error) };
   }
 }
 
@@ -115,7 +115,7 @@ async function checkServer(server: ResolvedServer, config: Config, secrets: Secr
     await executor.connect(AbortSignal.timeout(15_000));
     lines.push({ ok: true, text: `${label}: ${executor.connectedText}` });
   } catch (error) {
-    lines.push({ ok: false, text: `${label}: ${(error as Error).message}`, exitCode: exitCodeOf(error) });
+    lines.push({ ok: false, text: `${label}: ${messageOf(error)}`, exitCode: exitCodeOf(error) });
     await executor.close();
     return lines;
   }
@@ -128,7 +128,7 @@ async function checkServer(server: ResolvedServer, config: Config, secrets: Secr
       text: `${label}: players read (${source}, identifier: ${preset.identifier}): ${onlineText(raw, ids, server.players.exec !== undefined)}${graceText(server.players.joinGraceMs)}`,
     });
   } catch (error) {
-    lines.push({ ok: false, text: `${label}: could not read the player list: ${(error as Error).message}` });
+    lines.push({ ok: false, text: `${label}: could not read the player list: ${messageOf(error)}` });
   } finally {
     await executor.close();
   }
@@ -197,7 +197,7 @@ async function checkToken(
         return { ok: false, text: `${label}API: ${result.error.message}`, exitCode: exitCodeOf(result.error) };
     }
   } catch (error) {
-    return { ok: false, text: `${label}API: ${(error as Error).message}`, exitCode: exitCodeOf(error) };
+    return { ok: false, text: `${label}API: ${messageOf(error)}`, exitCode: exitCodeOf(error) };
   } finally {
     await client.close();
   }
@@ -238,7 +238,7 @@ async function checkWebhook(config: Config, secrets: SecretBook): Promise<CheckL
       text: `webhook listener: ${webhook.listen} can be bound (${webhook.tls ? 'HTTPS, certificate and key read' : 'plain HTTP: put TLS in front of it'})`,
     });
   } catch (error) {
-    lines.push({ ok: false, text: (error as Error).message, exitCode: exitCodeOf(error) });
+    lines.push({ ok: false, text: messageOf(error), exitCode: exitCodeOf(error) });
   }
   return lines;
 }

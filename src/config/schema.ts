@@ -5,6 +5,7 @@ import { executorSchema, TRANSPORTS, type ResolvedExecutor } from '../protocols/
 import { ruleProblem } from '../policy/rule-syntax.js';
 import { baseUrlProblems } from './base-url.js';
 import { LISTEN_FORM, parseListenAddress } from './listen-address.js';
+import { messageOf } from '../errors.js';
 
 /**
  * The configuration file's shape (docs/design.md#configuration). Every object is strict so a typo is an error that
@@ -62,7 +63,7 @@ export const playersSchema = z
           ctx.addIssue({ code: 'custom', path: ['pattern'], message: 'pattern needs a named group (?<id>...)' });
         }
       } catch (error) {
-        ctx.addIssue({ code: 'custom', path: ['pattern'], message: `not a valid regular expression: ${(error as Error).message}` });
+        ctx.addIssue({ code: 'custom', path: ['pattern'], message: `not a valid regular expression: ${messageOf(error)}` });
       }
     }
   });

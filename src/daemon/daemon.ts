@@ -6,7 +6,7 @@ import { Journal } from '../delivery/journal/journal.js';
 import { DeliveryHistory } from '../delivery/history/history.js';
 import { lockStateDir, type StateLock } from '../delivery/state/state-lock.js';
 import { allGates } from '../delivery/claim-gates.js';
-import { exitCodeOf, isConfigurationError } from '../errors.js';
+import { exitCodeOf, isConfigurationError, messageOf } from '../errors.js';
 import { configSecrets } from '../config/secrets.js';
 import type { AgonesWiring } from '../agones/wiring.js';
 import type { HealthWiring } from '../health/wire.js';
@@ -351,7 +351,7 @@ class Daemon {
       next = await this.#options.reload!();
     } catch (error) {
       logger.error(
-        { event: 'reload.invalid', err: (error as Error).message },
+        { event: 'reload.invalid', err: messageOf(error) },
         'configuration not reloaded: the new files are invalid; porter goes on with the running configuration',
       );
       this.#listenerFollows(this.#config);

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { startDeadline, type Clock } from '../clock.js';
 import { serverLabel } from '../config/server-label.js';
-import { isConfigurationError } from '../errors.js';
+import { isConfigurationError, messageOf } from '../errors.js';
 import { isOutOfFiles } from '../net/open-files.js';
 import type { ServerParts } from './build-server.js';
 import type { RunnerState } from './lifecycle.js';
@@ -41,13 +41,13 @@ export class ServerRunner {
       if (this.#stop.signal.aborted) return;
       if (isOutOfFiles(error)) {
         this.#logger.warn(
-          { event: 'game.openfiles', err: (error as Error).message },
+          { event: 'game.openfiles', err: messageOf(error) },
           'no open file left for this game server connection (EMFILE): nothing is pulled for this server until it connects; retrying with backoff',
         );
         return;
       }
       this.#logger.warn(
-        { event: 'game.unreachable', err: (error as Error).message },
+        { event: 'game.unreachable', err: messageOf(error) },
         'game server not reachable yet: nothing is pulled until it is; retrying with backoff',
       );
     }

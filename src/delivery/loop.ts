@@ -6,6 +6,7 @@ import {
   CommandFailedError,
   CommandRefusedError,
   isConfigurationError,
+  messageOf,
   NotSentError,
   OutcomeUnknownError,
   type PorterError,
@@ -140,10 +141,13 @@ export class DeliveryLoop {
     let failures = 0;
     while (!signals.stop.aborted) {
       try {
-        await this.#waitForWritableJournal(signals.stop);
-        await this.#o.executor.waitReady(signals.stop);
-        await this.#o.gate?.waitOpen(signals.stop);
-        await this.#waitForPullBudget(signals.stop);
+        // Each wait is entered only when it would wait: an idle fleet passes here a thousand times
+        // a second, and an await of a settled promise is a promise and a turn of the microtask queue.
+        const { journal, executor, gate } = this.#o;
+        if (!journal.writable) await this.#waitForWritableJournal(signals.stop);
+        if (!executor.isReady()) await executor.waitReady(signals.stop);
+        if (gate !== undefined && !gate.isOpen()) await gate.waitOpen(signals.stop);
+        if (this.#o.pullDelay() > 0) await this.#waitForPullBudget(signals.stop);
         const online = await this.#o.players.get(signals.stop);
         if (signals.stop.aborted) break;
         // The pull itself is not aborted by stop: a command it claims is run (graceful stop). Whether
@@ -167,10 +171,7 @@ export class DeliveryLoop {
         }
         const wait = this.#reporter.pauseAfter(error, failures++);
         if (!(error instanceof RateLimitedError) && !(error instanceof PlanRequiredError)) {
-          this.#log.warn(
-            { event: 'pull.failed', err: (error as Error)?.message ?? String(error), retryInMs: wait },
-            'pull failed; backing off',
-          );
+          this.#log.warn({ event: 'pull.failed', err: messageOf(error), retryInMs: wait }, 'pull failed; backing off');
         }
         await this.#o.clock.sleep(wait, signals.stop).catch(() => undefined);
       }
@@ -225,7 +226,7 @@ export class DeliveryLoop {
       case 'unusable':
         this.#log.error(
           { event: 'pull.unusable', reason: result.reason },
-          'the API answered a pull with a claim porter cannot use or report',
+          'pull answer unusable: the API answered with a claim porter cannot use or report (a command may stay PROCESSING on the platform); nothing was run, pulling again shortly',
         );
         await this.#o.clock.sleep(UNUSABLE_CLAIM_PAUSE_MS, signals.stop).catch(() => undefined);
         return;
@@ -325,7 +326,7 @@ export class DeliveryLoop {
     try {
       assertSingleLine(command);
     } catch (error) {
-      return failedAs('refused', (error as Error).message);
+      return failedAs('refused', messageOf(error));
     }
     const verdict = this.#o.policy.check(command);
     if (!verdict.ok) return failedAs('refused', `refused, not sent: ${verdict.reason}`);
@@ -363,7 +364,7 @@ export class DeliveryLoop {
         if (error instanceof CommandFailedError) return failedAs('command-failed', error.message);
         if (isAbort(error) && hard.aborted) return ABANDONED;
         if (isConfigurationError(error)) throw error;
-        return failedAs('unknown', `outcome unknown: ${(error as Error).message ?? String(error)}`);
+        return failedAs('unknown', `outcome unknown: ${messageOf(error)}`);
       }
     }
   }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { PlanRequiredError, RateLimitedError, ReportRefusedError } from '../api/errors.js';
 import type { ServerApi } from '../api/types.js';
 import type { Clock } from '../clock.js';
-import { isConfigurationError } from '../errors.js';
+import { isConfigurationError, messageOf } from '../errors.js';
 import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
 import type { FailureKind, SettledDelivery } from './history/history-record.js';
 import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal/journal.js';
@@ -51,7 +51,7 @@ class ApiHealth {
 
   /** What /healthz shows of an API failure: porter's own message without the API's free-text `detail`, which it does not control. */
   failed(error: unknown): void {
-    const message = (error as Error)?.message ?? String(error);
+    const message = messageOf(error);
     const detail = (error as { detail?: unknown }).detail;
     this.lastError = typeof detail === 'string' && detail.length > 0 ? message.split(detail).join('(detail omitted)') : message;
   }
@@ -105,8 +105,13 @@ export class Reporter {
       try {
         const answer = outcome.result === 'done' ? await api.done(id, hard) : await api.fail(id, outcome.reason, hard);
         this.health.succeeded(clock.now());
-        if (answer === 'alreadySettled')
-          logger.warn({ event: 'report.settled', id }, 'the API says this command was already settled (404/409); moving on');
+        // At info (docs/design.md#the-api-contract): a repeat after a crash or a lost answer meets a 409 by design.
+        if (answer !== 'accepted') {
+          logger.info(
+            { event: 'report.settled', id, outcome: outcome.result, status: answer.status, apiCode: loggableCode(answer.apiCode) },
+            `the API answered the report ${answer.status}: the platform already settled this command (or no longer has it); moving on`,
+          );
+        }
         journal.settle(serverId, id, clock.now());
         return;
       } catch (error) {
@@ -118,7 +123,7 @@ export class Reporter {
         }
         const wait = this.pauseAfter(error, attempt);
         logger.warn(
-          { event: 'report.retry', id, attempt, retryInMs: wait, err: (error as Error)?.message ?? String(error) },
+          { event: 'report.retry', id, attempt, retryInMs: wait, err: messageOf(error) },
           'report not accepted yet; it stays in the journal and is retried',
         );
         await clock.sleep(wait, hard).catch(() => undefined);
@@ -137,7 +142,7 @@ export class Reporter {
     if (error instanceof RateLimitedError) return 0;
     if (error instanceof PlanRequiredError) {
       this.#o.logger.error(
-        { event: 'api.plan.missing', err: (error as Error).message },
+        { event: 'api.plan.missing', err: messageOf(error) },
         `the store's plan does not include API access (402): retrying every ${PLAN_RETRY_MS / 1000} s`,
       );
       return PLAN_RETRY_MS;
@@ -175,7 +180,7 @@ export class Reporter {
   /** The API's answer in the history and the log: its status and code only, never its free-text detail. */
   #giveUp(id: string, outcome: Outcome, about: ReportedCommand, error: ReportRefusedError): void {
     const { serverId, clock, journal, history, logger } = this.#o;
-    const code = error.apiCode !== undefined && /^[A-Za-z0-9_.:-]{1,100}$/.test(error.apiCode) ? error.apiCode : undefined;
+    const code = loggableCode(error.apiCode);
     const answer = code === undefined ? String(error.status) : `${error.status} ${code}`;
     this.health.failed(error);
     logger.error(
@@ -194,6 +199,11 @@ export class Reporter {
     });
     journal.settle(serverId, id, clock.now());
   }
+}
+
+/** The API's problem code where it looks like one; free text the API put there is left out of logs and the history. */
+function loggableCode(apiCode: string | undefined): string | undefined {
+  return apiCode !== undefined && /^[A-Za-z0-9_.:-]{1,100}$/.test(apiCode) ? apiCode : undefined;
 }
 
 export function unknownAfterRestart(entry: JournalEntry): Outcome {

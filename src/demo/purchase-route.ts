@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { purchaseFrom } from './sim-purchase.js';
 import type { SimStore } from './sim-store.js';
+import { messageOf } from '../errors.js';
 
 /**
  * The simulated store's checkout, on 127.0.0.1: `POST /purchases` with the sim's token as a bearer
@@ -88,7 +89,7 @@ export async function startPurchaseRoute(store: SimStore, onPurchase: (purchase:
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) send(res, 500, { error: (error as Error).message });
+      if (!res.headersSent) send(res, 500, { error: messageOf(error) });
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { PorterError, UsageError } from '../errors.js';
+import { messageOf, PorterError, UsageError } from '../errors.js';
 import type { QueuedPurchase } from './purchase-route.js';
 import { purchaseFrom, type PurchaseRequest } from './sim-purchase.js';
 import { isAlive, readSimState } from './sim-state.js';
@@ -29,7 +29,7 @@ export async function buy(request: PurchaseRequest, statePath: string): Promise<
     });
   } catch (error) {
     throw new SimNotRunningError(
-      `the sim (pid ${state.pid}, state ${statePath}) does not answer at ${state.purchasesUrl}: ${(error as Error).message}; start porter sim again`,
+      `the sim (pid ${state.pid}, state ${statePath}) does not answer at ${state.purchasesUrl}: ${messageOf(error)}; start porter sim again`,
     );
   }
   const body = (await response.json().catch(() => ({}))) as Partial<QueuedPurchase> & { error?: string };

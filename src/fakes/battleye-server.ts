@@ -343,7 +343,7 @@ export class BattlEyeServer implements FakeBattlEyeServer {
       return;
     }
     this.executed.push({ command, at: this.#clock.now(), query: isQueryCommand(command), client: client.number });
-    this.#logger?.debug({ event: 'fake.command', command, client: client.number }, 'fake BattlEye server ran a command');
+    this.#logger?.debug({ event: 'fake.command', command, connection: client.number }, 'fake BattlEye server ran a command');
     const answer = this.answerFor(command, client.adminId);
     if (loss !== 'answer') for (const part of this.#parts(seq, Buffer.from(answer.text, 'utf8'))) this.#sendTo(client, part);
     for (const message of answer.messages ?? []) this.broadcast(message);
@@ -385,7 +385,7 @@ export class BattlEyeServer implements FakeBattlEyeServer {
 
   #drop(client: Client, why: string): void {
     this.stats.droppedClients += 1;
-    this.#logger?.debug({ event: 'fake.dropped', client: client.number, why }, 'fake BattlEye server dropped a client');
+    this.#logger?.debug({ event: 'fake.dropped', connection: client.number, reason: why }, 'fake BattlEye server dropped a client');
     this.#forget(client);
   }
 

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
 import { FixedWindows, windowKey } from './seller-api-limits.js';
 import { CommandQueue, type EnqueueInput, type SimCommand } from './seller-api-queue.js';
+import { messageOf } from '../errors.js';
 
 export type { EnqueueInput, SimCommand } from './seller-api-queue.js';
 
@@ -240,7 +241,7 @@ export class SellerApiServer implements FakeSellerApi {
       this.#inFlight++;
       this.#handle(req, res)
         .catch((error: unknown) => {
-          if (!res.headersSent && !res.destroyed) send(res, problem(500, 'INTERNAL_ERROR', (error as Error).message, req.url ?? ''));
+          if (!res.headersSent && !res.destroyed) send(res, problem(500, 'INTERNAL_ERROR', messageOf(error), req.url ?? ''));
         })
         .finally(() => {
           this.#inFlight--;

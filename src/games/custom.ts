@@ -1,5 +1,5 @@
 import type { Game } from './game.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, messageOf } from '../errors.js';
 import { defineGame } from './record.js';
 import { splitLines } from './text.js';
 
@@ -14,7 +14,7 @@ function createCustomGame(command: string, pattern: string): Game {
   try {
     re = new RegExp(pattern);
   } catch (error) {
-    throw new ConfigError(`players.pattern is not a valid regular expression (${(error as Error).message}); fix it in the config file`);
+    throw new ConfigError(`players.pattern is not a valid regular expression (${messageOf(error)}); fix it in the config file`);
   }
   if (!re.source.includes('(?<id>')) {
     throw new ConfigError('players.pattern needs a named group (?<id>...) that captures the identifier; add one in the config file');

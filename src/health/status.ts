@@ -2,6 +2,7 @@ import { serverLabel } from '../config/server-label.js';
 import { accessSync, constants } from 'node:fs';
 import { dirname } from 'node:path';
 import type { HealthSource } from './source.js';
+import { messageOf } from '../errors.js';
 
 /**
  * Decides whether each server's delivery loop is healthy (docs/operations.md), as plain data the HTTP
@@ -181,7 +182,7 @@ function journalWritable(source: HealthSource): JournalHealth {
 }
 
 function errnoOf(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
+  return (error as NodeJS.ErrnoException).code ?? messageOf(error);
 }
 
 function iso(ms: number | undefined): string | null {

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { systemClock } from '../clock.js';
 import { parseConfig } from '../config/load.js';
-import { isConfigurationError } from '../errors.js';
+import { isConfigurationError, messageOf } from '../errors.js';
 import { gameFor } from '../games/registry.js';
 import { normalizeIdentifiers } from '../players/normalize.js';
 import { onlineText } from '../players/online-text.js';
@@ -31,7 +31,7 @@ export async function proveLogin(config: unknown, baseDir: string): Promise<Logi
     const { ids } = normalizeIdentifiers(raw);
     return { kind: 'ok', connected: executor.connectedText, online: onlineText(raw, ids, false) };
   } catch (error) {
-    const message = (error as Error).message;
+    const message = messageOf(error);
     return isConfigurationError(error) ? { kind: 'refused', message } : { kind: 'unreachable', message, reason: networkReason(error) };
   } finally {
     await executor.close();
@@ -55,5 +55,5 @@ function networkReason(error: unknown): string {
     if (code !== undefined && REASONS[code] !== undefined) return REASONS[code];
     if (cause.name === 'TimeoutError') return 'no answer within 15 s';
   }
-  return (error as Error).message.split('; ')[0]!;
+  return messageOf(error).split('; ')[0]!;
 }

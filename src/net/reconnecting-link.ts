@@ -1,7 +1,7 @@
 import { linkSignals } from '../abort.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { CredentialsError, NotSentError } from '../errors.js';
+import { CredentialsError, messageOf, NotSentError } from '../errors.js';
 import { backoffDelay, type BackoffPolicy } from './backoff.js';
 import { claimFileFor, noteOutOfFiles } from './open-files.js';
 
@@ -254,12 +254,12 @@ export class ReconnectingLink<Conn> {
         if (error instanceof CredentialsError || this.#closed) return;
         this.#failedAttempts += 1;
         const attempt = this.#failedAttempts;
-        const reason = (error as Error).message;
+        const err = messageOf(error);
         // 1, 2, 4, 8…: a long outage stays visible without a line every few seconds.
         if ((attempt & (attempt - 1)) === 0) {
-          this.#logger.warn({ event: 'connection.retrying', ...this.#fields, attempt, reason }, this.#wording.retrying);
+          this.#logger.warn({ event: 'connection.retrying', ...this.#fields, attempt, err }, this.#wording.retrying);
         } else {
-          this.#logger.debug({ event: 'connection.retrying', ...this.#fields, attempt, reason }, this.#wording.retrying);
+          this.#logger.debug({ event: 'connection.retrying', ...this.#fields, attempt, err }, this.#wording.retrying);
         }
       }
     }

@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError, messageOf } from '../errors.js';
 import type { Game } from '../games/game.js';
 import { commandRoots, ruleTokens, type CommandRoot } from './command-roots.js';
 import { compileRegexRule } from './rule-syntax.js';
@@ -96,7 +96,7 @@ function compileRule(text: string, where: string, origin: string): Rule {
   try {
     re = compileRegexRule(text);
   } catch (error) {
-    throw new ConfigError(`${where} "${text}" is not a valid regular expression (${(error as Error).message}); fix it in the config file`);
+    throw new ConfigError(`${where} "${text}" is not a valid regular expression (${messageOf(error)}); fix it in the config file`);
   }
   if (re) return { kind: 'regex', text, origin, re };
   const tokens = ruleTokens(text);

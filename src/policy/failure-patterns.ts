@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError, messageOf } from '../errors.js';
 import type { Game } from '../games/game.js';
 import { excerpt, stripColourCodes } from '../games/text.js';
 
@@ -21,7 +21,7 @@ export function compileFailurePatterns(preset: Game, config?: FailurePatternSett
       return new RegExp(source, 'im');
     } catch (error) {
       throw new ConfigError(
-        `failurePatterns entry ${index} ("${source}") is not a valid regular expression (${(error as Error).message}); fix it in the config file`,
+        `failurePatterns entry ${index} ("${source}") is not a valid regular expression (${messageOf(error)}); fix it in the config file`,
       );
     }
   });

@@ -1,4 +1,5 @@
 import { ruleTokens } from './command-roots.js';
+import { messageOf } from '../errors.js';
 
 /**
  * The syntax of one commandPolicy rule, shared by the config schema (which refuses a bad rule
@@ -21,7 +22,7 @@ export function ruleProblem(text: string): string | undefined {
   try {
     if (compileRegexRule(text)) return undefined;
   } catch (error) {
-    return `not a valid regular expression (${(error as Error).message}): fix the /regex/ or write a root command such as "op"`;
+    return `not a valid regular expression (${messageOf(error)}): fix the /regex/ or write a root command such as "op"`;
   }
   const tokens = ruleTokens(text);
   if (tokens.length === 0 || tokens[0] === '') return 'is empty: write a root command such as "op" or a /regular expression/';

@@ -4,7 +4,7 @@ import { NotSentError } from '../errors.js';
 import { DEFAULT_RECONNECT_BACKOFF, type BackoffPolicy } from '../net/backoff.js';
 import { ReconnectingLink, type LinkTransport, type LinkWording } from '../net/reconnecting-link.js';
 import { SerialLane } from '../serial-lane.js';
-import type { ExecutorStats } from './executor.js';
+import type { ExecutionContext, ExecutorStats } from './executor.js';
 
 /** What every executor on a reconnecting link is given. */
 export interface LinkedExecutorDeps {
@@ -48,6 +48,10 @@ interface NotSentWords {
  */
 export abstract class LinkedExecutor<Conn, Config> {
   protected abstract readonly link: ReconnectingLink<Conn>;
+  /** The executor's logger: it names the server, the executor and the game server's `address`. */
+  protected abstract readonly logger: Logger;
+  /** The transport in the command.sending line's words: "sending command over <over>". */
+  protected abstract readonly over: string;
   /** The server's executor configuration (host, port, password, deadlines). */
   protected readonly config: Config;
   /** One request at a time, for the executors whose connection carries one. */
@@ -60,6 +64,15 @@ export abstract class LinkedExecutor<Conn, Config> {
   isReady(): boolean {
     return this.link.isReady();
   }
+
+  /** Runs a delivery command: one command.sending line (never the text at this level), then the transport's own way. */
+  execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
+    this.logger.debug({ event: 'command.sending', id: context.id }, `sending command over ${this.over}`);
+    return this.sendCommand(command, signal);
+  }
+
+  /** How a delivery command travels and what it answers; the transport's refusals (CommandRefusedError) come first. */
+  protected abstract sendCommand(command: string, signal?: AbortSignal): Promise<string>;
 
   stats(): ExecutorStats {
     return { connected: this.isReady(), reconnects: this.link.reconnects };

@@ -1,6 +1,6 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
-import { CredentialsError, NotSentError } from '../errors.js';
+import { CredentialsError, messageOf, NotSentError } from '../errors.js';
 import { isOutOfFiles, outOfFilesAdvice } from '../net/open-files.js';
 import type { LinkTransport } from '../net/reconnecting-link.js';
 import { stepWithin, type StepHost } from './step.js';
@@ -240,7 +240,7 @@ export function openErrorOf(
   otherwise: (message: string) => string,
 ): Error {
   if (error instanceof CredentialsError || error instanceof ConnectError) return error;
-  const message = (error as Error).message;
+  const message = messageOf(error);
   if (isOutOfFiles(error)) return new ConnectError(`could not connect to ${where}: ${message}; ${outOfFilesAdvice()}`, { cause: error });
   return new ConnectError(otherwise(message), { cause: error });
 }

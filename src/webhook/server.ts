@@ -3,7 +3,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { LISTEN_FORM, parseListenAddress } from '../config/listen-address.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, messageOf } from '../errors.js';
 import { listenOn } from '../net/listen.js';
 import { readBody } from './body.js';
 import { shedAtCap } from './connection-shed.js';
@@ -202,7 +202,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
         (server as HttpsServer).setSecureContext(await readTls(tls));
         logger.info({ event: 'webhook.tls.reloaded' }, 'webhook listener: certificate and key read again');
       } catch (error) {
-        logger.error({ event: 'webhook.tls.kept', err: (error as Error).message }, 'webhook listener: keeping the running certificate');
+        logger.error({ event: 'webhook.tls.kept', err: messageOf(error) }, 'webhook listener: keeping the running certificate');
       }
     },
     close: () =>

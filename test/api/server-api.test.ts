@@ -112,13 +112,23 @@ describe('ServerApi: ids and pull answers', () => {
     assert.equal(stats.pulls.claimed, 1);
   });
 
+  test("each answer's api.answered line is logged through the server's logger, which names it", async () => {
+    const { logger, lines } = capturingLogger();
+    const s = serverApi(client, { logger: logger.child({ server: 'eu-1' }) });
+    await s.pull([]);
+    assert.deepEqual(
+      lines.filter((line) => line.event === 'api.answered').map(({ server, serverId, route }) => ({ server, serverId, route })),
+      [{ server: 'eu-1', serverId: undefined, route: 'pull' }],
+    );
+  });
+
   test('404 and 409 on done/fail mean already settled', async () => {
     const s = serverApi(client);
-    assert.equal(await s.done('123456'), 'alreadySettled');
+    assert.deepEqual(await s.done('123456'), { kind: 'alreadySettled', status: 404, apiCode: 'COMMAND_NOT_FOUND' });
     const id = api.enqueue(SIM_SERVER_ID, { command: 'x' });
     await s.pull([]);
     assert.equal(await s.fail(id, 'first'), 'accepted');
-    assert.equal(await s.done(id), 'alreadySettled');
+    assert.deepEqual(await s.done(id), { kind: 'alreadySettled', status: 409, apiCode: 'COMMAND_NOT_PROCESSING' });
     assert.equal(s.stats().reports.alreadySettled, 2);
   });
 
@@ -130,7 +140,7 @@ describe('ServerApi: ids and pull answers', () => {
     const lost = await s.done(id).catch((e: unknown) => e);
     assert.ok(lost instanceof ApiTransportError);
     assert.equal(lost.maybeProcessed, true);
-    assert.equal(await s.done(id), 'alreadySettled');
+    assert.deepEqual(await s.done(id), { kind: 'alreadySettled', status: 409, apiCode: 'COMMAND_NOT_PROCESSING' });
     assert.equal(api.commands().find((c) => c.id === id)!.status, 'EXECUTED');
   });
 });
@@ -285,7 +295,7 @@ describe('ServerApi: 429 and transport failures', () => {
       assert.ok(waited < 5_000, `the second pull waited ${waited} ms: porter must resume once Retry-After has passed`);
       assert.equal(api.retryAfterViolations, 0);
       assert.equal(s.stats().rateLimited, 1);
-      assert.equal(await s.done('1'), 'alreadySettled', 'other routes were never held back');
+      assert.equal(((await s.done('1')) as { kind?: string }).kind, 'alreadySettled', 'other routes were never held back');
     } finally {
       await client.close();
       await api.close();
@@ -384,7 +394,8 @@ describe('ServerApi: the claim gap warning', () => {
     const clock = new FakeClock();
     const { logger, lines } = capturingLogger();
     try {
-      const s = serverApi(client, { clock, logger });
+      // As porter gives it: a logger that already names the server.
+      const s = serverApi(client, { clock, logger: logger.child({ server: 'eu-1' }) });
       const lostId = api.enqueue(SIM_SERVER_ID, { command: 'claimed but never seen' });
       api.enqueue(SIM_SERVER_ID, { command: 'next' });
       api.inject('pull', 'claim-then-reset');
@@ -401,7 +412,9 @@ describe('ServerApi: the claim gap warning', () => {
       await s.pull([]);
       assert.equal(warnings().length, 1);
       assert.equal(warnings()[0]!.level, 40);
-      assert.equal(warnings()[0]!.serverId, SIM_SERVER_ID);
+      assert.equal(warnings()[0]!.server, 'eu-1');
+      assert.ok(!('serverId' in warnings()[0]!), 'one field names the server');
+      assert.match(String(warnings()[0]!.reason), /reset|socket|closed/i);
       // The warning tells the seller what to do about the stuck command.
       assert.match(String(warnings()[0]!.msg), /retry it from the store dashboard/);
       clock.advance(120_000);

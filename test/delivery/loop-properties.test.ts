@@ -81,7 +81,7 @@ class Platform {
   readonly reasons = new Map<string, string>();
 
   report(id: string, result: 'done' | 'fail', reason?: string): ReportResult {
-    if (this.state.get(id) !== 'processing') return 'alreadySettled';
+    if (this.state.get(id) !== 'processing') return { kind: 'alreadySettled', status: 409, apiCode: 'COMMAND_NOT_PROCESSING' };
     this.state.set(id, 'settled');
     if (reason !== undefined) this.reasons.set(id, reason);
     this.accepted.set(id, result);

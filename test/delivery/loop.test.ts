@@ -31,6 +31,8 @@ class ScriptedApi implements ServerApi {
   readonly queue: PullResult[] = [];
   readonly reports: Array<{ id: string; result: 'done' | 'fail'; reason?: string }> = [];
   reportFailuresLeft = 0;
+  /** What each accepted report answers. */
+  answer: ReportResult = 'accepted';
   pulls = 0;
   async pull(): Promise<PullResult> {
     this.pulls++;
@@ -48,7 +50,7 @@ class ScriptedApi implements ServerApi {
       throw Object.assign(new Error('503 from the API'), { status: 503 });
     }
     this.reports.push(entry);
-    return 'accepted';
+    return this.answer;
   }
 }
 
@@ -450,6 +452,38 @@ describe('delivery loop', () => {
       shown,
     );
     assert.ok(!lines.some((line) => line.event === 'pull.failed'), shown);
+  });
+
+  test('a report the API answers 404/409 is one report.settled line with its status and code', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const t = setup({ logger });
+    t.api.answer = { kind: 'alreadySettled', status: 409, apiCode: 'COMMAND_NOT_PROCESSING' };
+    t.api.queue.push({ kind: 'claimed', id: '81', command: 'say hi' });
+    await until(t.clock, () => t.api.reports.length === 1, 'the report answered');
+    t.stop.abort();
+    await t.running;
+    const settled = lines.filter((line) => String(line.event).endsWith('settled'));
+    assert.deepEqual(
+      settled.map(({ event, level, id, outcome, status, apiCode }) => ({ event, level, id, outcome, status, apiCode })),
+      [{ event: 'report.settled', level: 30, id: '81', outcome: 'done', status: 409, apiCode: 'COMMAND_NOT_PROCESSING' }],
+    );
+    assert.deepEqual(t.journal.pending(), [], 'settled in the journal');
+  });
+
+  test('an unusable pull answer is one pull.unusable line with its reason', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const t = setup({ logger });
+    t.api.queue.push({ kind: 'unusable', reason: 'the id -5 is not a positive integer' });
+    await until(t.clock, () => lines.some((line) => line.event === 'pull.unusable'), 'the unusable pull logged');
+    t.stop.abort();
+    await t.running;
+    const unusable = lines.filter((line) => String(line.event).endsWith('unusable'));
+    assert.deepEqual(
+      unusable.map(({ event, level, reason }) => ({ event, level, reason })),
+      [{ event: 'pull.unusable', level: 50, reason: 'the id -5 is not a positive integer' }],
+    );
   });
 
   test("the health text of an API failure leaves out the API's free-text detail", async () => {

@@ -134,7 +134,7 @@ describe('bad pull answers through the real CLI', () => {
       });
       assert.equal(bed.ranCount('say negative'), 0);
       assert.equal(api.requests.filter((r) => r.commandId === '-5').length, 0);
-      assert.equal(porter.events('api.pull.unusable').length, 1);
+      assert.equal(porter.events('pull.unusable').length, 1);
 
       // A report refused for good: given up once, recorded, and the server goes on.
       api.inject('done', {

@@ -60,7 +60,7 @@ async function assertDeliveredOnce(bed: TestBed, porter: PorterProcess, id: stri
   assert.equal(settled.doneCalls, 1, 'reported done exactly once');
   assert.equal(acceptedReports(settled), 1);
   assert.equal(bed.ranCount(command), 1, 'the game ran it exactly once');
-  const troubles = ['pull.failed', 'report.retry', 'report.settled', 'api.report.settled', 'delivery.failed'];
+  const troubles = ['pull.failed', 'report.retry', 'report.settled', 'delivery.failed'];
   assert.deepEqual(
     porter.lines.filter((line) => troubles.includes(line.event ?? '')),
     [],

@@ -37,7 +37,7 @@ describe('JSON logging', () => {
   test('one JSON object per line with an ISO time and the level as a label, no pid or hostname', async () => {
     const out = capture();
     const logger = await createLogger({ level: 'info', destination: out.stream });
-    logger.info({ event: 'delivery.done', serverId: 's1', commandId: '42', outcome: 'done', ms: 12 }, 'delivered');
+    logger.info({ event: 'delivery.done', server: 's1', id: '42', outcome: 'done', ms: 12 }, 'delivered');
     logger.debug('not shown at info');
     const [line, ...rest] = out.lines();
     assert.equal(rest.length, 0);
@@ -45,7 +45,7 @@ describe('JSON logging', () => {
     assert.equal(line.level, 'info');
     assert.equal(line.msg, 'delivered');
     assert.equal(line.event, 'delivery.done');
-    assert.equal(line.commandId, '42');
+    assert.equal(line.id, '42');
     assert.match(String(line.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.ok(!('pid' in line) && !('hostname' in line));
   });
@@ -109,14 +109,14 @@ describe('JSON logging', () => {
     const out = capture();
     const known = new SecretBook();
     const logger = await createLogger({ level: 'info', destination: out.stream, secrets: known });
-    const child = logger.child({ serverId: 's1' });
+    const child = logger.child({ server: 's1' });
     child.info(`before ${TOKEN}`);
     known.add(TOKEN);
     child.info(`after ${TOKEN}`);
     const [before, after] = out.lines();
     assert.equal(before?.msg, `before ${TOKEN}`);
     assert.equal(after?.msg, `after ${REDACTED}`);
-    assert.equal(after?.serverId, 's1');
+    assert.equal(after?.server, 's1');
   });
 });
 
@@ -124,11 +124,12 @@ describe('pretty logging', () => {
   test('is written synchronously in this thread (no transport worker), scrubbed, uncoloured off a TTY', async () => {
     const out = capture();
     const logger = await createLogger({ level: 'info', pretty: true, destination: out.stream, secrets: new SecretBook([TOKEN]) });
-    logger.info({ serverId: 's1', err: new Error(`boom ${TOKEN}`) }, 'delivered');
+    logger.info({ server: 's1', store: 'main', err: new Error(`boom ${TOKEN}`) }, 'delivered');
     // No await: a worker-thread transport could not have produced output yet.
     const text = out.text();
     assert.match(text, /INFO.*delivered/);
-    assert.match(text, /"serverId":"s1"/);
+    assert.match(text, /INFO: s1: delivered/, 'the server leads the line');
+    assert.match(text, /store: "main"|"store":"main"/);
     assert.match(text, /boom \[Redacted\]/);
     assert.ok(!text.includes(TOKEN));
     assert.ok(!text.includes('\u001b['), 'no colour codes when the destination is not a TTY');

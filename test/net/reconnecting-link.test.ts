@@ -207,6 +207,7 @@ describe('ReconnectingLink', () => {
       ],
     );
     assert.equal(failed[0]!.test, '127.0.0.1:1', 'the wording fields go on every line');
+    assert.equal(typeof failed[0]!.err, 'string', 'the failed attempt says why, as err like every error message');
     opens[9]!.succeed();
     await ready;
     assert.ok(lines.some((line) => line.event === 'connection.reconnected' && line.reconnects === 1));

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { NotSentError, PorterError } from '../../src/errors.js';
 import { executorLink, LinkedExecutor } from '../../src/protocols/linked-executor.js';
 import type { ReconnectingLink } from '../../src/net/reconnecting-link.js';
@@ -20,12 +20,15 @@ const WORDS = { notConnected: 'not connected; the command was not sent', cancell
 /** The smallest executor on a link: a connection is a flag, a request returns the connection's number. */
 class FakeExecutor extends LinkedExecutor<FakeConnection, undefined> {
   protected readonly link: ReconnectingLink<FakeConnection>;
+  protected readonly logger: Logger;
+  protected readonly over = 'a fake link';
   opened = 0;
   released = 0;
+  readonly sent: string[] = [];
 
-  constructor() {
+  constructor(logger: Logger = pino({ level: 'silent' })) {
     super(undefined);
-    const logger = pino({ level: 'silent' });
+    this.logger = logger;
     this.link = executorLink<FakeConnection>(
       {
         open: () => Promise.resolve({ open: true, number: ++this.opened }),
@@ -47,6 +50,13 @@ class FakeExecutor extends LinkedExecutor<FakeConnection, undefined> {
     );
   }
 
+  protected sendCommand(command: string, signal?: AbortSignal): Promise<string> {
+    return this.inTurn(WORDS, signal, async (connection) => {
+      this.sent.push(command);
+      return `ran on ${connection.number}`;
+    });
+  }
+
   request<T>(signal: AbortSignal | undefined, send: (connection: FakeConnection) => Promise<T>): Promise<T> {
     return this.inTurn(WORDS, signal, send);
   }
@@ -58,6 +68,26 @@ class FakeExecutor extends LinkedExecutor<FakeConnection, undefined> {
 }
 
 describe('LinkedExecutor (what the executors on a reconnecting link share)', () => {
+  test('a delivery command: one command.sending line with its id, never its text, then the transport sends it', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const executor = new FakeExecutor(
+      pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) }),
+    );
+    try {
+      await executor.connect();
+      lines.length = 0;
+      assert.equal(await executor.execute('give Steve diamond 1', { id: '9007199254740993', serverId: 's1' }), 'ran on 1');
+      assert.deepEqual(executor.sent, ['give Steve diamond 1']);
+      assert.deepEqual(
+        lines.map(({ event, id, msg }) => ({ event, id, msg })),
+        [{ event: 'command.sending', id: '9007199254740993', msg: 'sending command over a fake link' }],
+      );
+      assert.ok(!JSON.stringify(lines).includes('diamond'), 'the command text stays out of the debug line');
+    } finally {
+      await executor.close();
+    }
+  });
+
   test('a request before the link is open is not sent, in the executor words', async () => {
     const executor = new FakeExecutor();
     try {

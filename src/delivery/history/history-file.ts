@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { rename, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { PorterError } from '../../errors.js';
+import { messageOf, PorterError } from '../../errors.js';
 import { parseHistoryLine, type HistoryRecord } from './history-record.js';
 import { openStateFile, StateFileError } from '../state/state-file.js';
 
@@ -101,7 +101,7 @@ export async function readHistory(stateDir: string, files: HistoryReadFs = nodeH
   } catch (error) {
     // Its message names the file, what it is and what to do; exit 78 like at start.
     if (error instanceof StateFileError) throw error;
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const code = (error as NodeJS.ErrnoException).code ?? messageOf(error);
     throw new HistoryReadError(
       `cannot read the delivery history in ${stateDir} (${code}): run this as a user who may read the state directory (porter's own user, or root with sudo)`,
       { cause: error },

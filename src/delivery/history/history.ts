@@ -5,6 +5,7 @@ import { backoffDelay, type BackoffPolicy } from '../../net/backoff.js';
 import { HISTORY_FILE, nodeHistoryWriteFs, PREVIOUS_HISTORY_FILE, readHistory, type HistoryWriteFs } from './history-file.js';
 import { encodeHistoryRecord, type HistoryRecord, type SettledDelivery } from './history-record.js';
 import { StateFileError } from '../state/state-file.js';
+import { messageOf } from '../../errors.js';
 
 /**
  * The delivery history (docs/operations.md#what-happened-to-a-purchase): one JSON line per
@@ -76,7 +77,7 @@ export class DeliveryHistory {
     } catch (error) {
       // The history must never be the reason a delivery stops: lose the line, say so.
       this.#log.error(
-        { event: 'history.record.failed', err: (error as Error).message, id: delivery.id },
+        { event: 'history.record.failed', err: messageOf(error), id: delivery.id },
         'could not make a delivery history record; the delivery goes on',
       );
       return;
@@ -200,7 +201,7 @@ export class DeliveryHistory {
       this.#log.error(
         {
           event: 'history.write.failed',
-          err: error instanceof StateFileError ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message),
+          err: error instanceof StateFileError ? error.message : ((error as NodeJS.ErrnoException).code ?? messageOf(error)),
           file: this.#current,
         },
         'cannot write the delivery history: deliveries go on; its records wait in memory (the oldest are dropped beyond 1 MiB) and are written once the disk takes them (check free space and permissions of the state directory)',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PorterError } from '../../errors.js';
+import { messageOf, PorterError } from '../../errors.js';
 import type { Outcome } from '../outcome.js';
 import { SettledMemory, type SettledId } from './settled-memory.js';
 
@@ -128,7 +128,7 @@ export function replayLog(state: JournalState, text: string, file: string): void
     try {
       applyRecord(state, record);
     } catch (error) {
-      throw damaged(file, index + 1, (error as Error).message);
+      throw damaged(file, index + 1, messageOf(error));
     }
   }
 }

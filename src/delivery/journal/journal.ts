@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { PorterError } from '../../errors.js';
+import { messageOf, PorterError } from '../../errors.js';
 import { fsyncDirectory, nodeFs, replaceFile, type JournalFs } from './journal-fs.js';
 import { AppendLog } from './journal-log.js';
 import {
@@ -295,7 +295,7 @@ export class Journal {
       throw new JournalWriteError(
         error instanceof StateFileError
           ? `cannot write the delivery journal in ${this.#dir}: ${error.message}`
-          : `cannot write the delivery journal in ${this.#dir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): check that the state directory is writable and the disk is not full`,
+          : `cannot write the delivery journal in ${this.#dir} (${(error as NodeJS.ErrnoException).code ?? messageOf(error)}): check that the state directory is writable and the disk is not full`,
         { cause: error },
       );
     }
@@ -341,7 +341,7 @@ function readOptional(files: JournalFs, path: string): string | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     if (error instanceof StateFileError) throw error;
     throw new JournalReadError(
-      `cannot read the delivery journal ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): check the state directory's permissions`,
+      `cannot read the delivery journal ${path} (${(error as NodeJS.ErrnoException).code ?? messageOf(error)}): check the state directory's permissions`,
       { cause: error },
     );
   }

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:dgram';
 import type { Logger } from 'pino';
 import { startDeadline } from '../../clock.js';
-import { NotSentError, OutcomeUnknownError } from '../../errors.js';
+import { messageOf, NotSentError, OutcomeUnknownError } from '../../errors.js';
 import { AnswerTooLargeError } from '../answer-limit.js';
 import { AnswerParts } from './answer-parts.js';
 import { loginOverUdp, type LoginOptions } from './login.js';
@@ -131,7 +131,7 @@ export class BattlEyeConnection {
       await this.#send('', timeoutMs, signal, 'probe');
     } catch (error) {
       throw new NotSentError(
-        `${this.#where} did not answer the empty command porter sends before each delivery (${(error as Error).message}); the command was not sent`,
+        `${this.#where} did not answer the empty command porter sends before each delivery (${messageOf(error)}); the command was not sent`,
         { cause: error },
       );
     }
@@ -277,7 +277,7 @@ export class BattlEyeConnection {
     if ('problem' in decoded) {
       this.#options.traffic.dropped += 1;
       this.#options.logger.debug(
-        { event: 'battleye.dropped', problem: decoded.problem, bytes: datagram.length },
+        { event: 'battleye.dropped', reason: decoded.problem, bytes: datagram.length },
         'BattlEye RCon datagram dropped',
       );
       return;

@@ -3,7 +3,7 @@ import { systemClock } from '../../clock.js';
 import { CommandRefusedError } from '../../errors.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { MAX_ANSWER_BYTES } from '../answer-limit.js';
-import { assertSingleLine, type ExecutionContext, type Executor } from '../executor.js';
+import { assertSingleLine, type Executor } from '../executor.js';
 import { executorLink, LinkedExecutor, type LinkedExecutorDeps } from '../linked-executor.js';
 import { BattlEyeConnection } from './connection.js';
 import { BattlEyeConnectError } from './errors.js';
@@ -36,7 +36,8 @@ const DEFAULT_KEEPALIVE_MS = 30_000;
  */
 export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection, BattlEyeExecutorConfig> implements Executor {
   readonly connectedText: string;
-  readonly #logger: Logger;
+  protected readonly logger: Logger;
+  protected readonly over = 'BattlEye RCon';
   readonly #traffic = emptyTraffic();
   protected readonly link: ReconnectingLink<BattlEyeConnection>;
 
@@ -44,7 +45,7 @@ export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection, BattlEy
     super(config);
     const address = `${config.host}:${config.port}`;
     this.connectedText = `BattlEye RCon login to ${address} (UDP) accepted`;
-    this.#logger = deps.logger.child({ executor: 'battleye', battleye: address });
+    this.logger = deps.logger.child({ executor: 'battleye', address });
     const clock = deps.clock ?? systemClock;
     const connectionOptions = {
       host: config.host,
@@ -55,7 +56,7 @@ export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection, BattlEy
       keepaliveMs: deps.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
       maxAnswerBytes: deps.maxAnswerBytes ?? MAX_ANSWER_BYTES,
       clock,
-      logger: this.#logger,
+      logger: this.logger,
       traffic: this.#traffic,
     };
     this.link = executorLink<BattlEyeConnection>(
@@ -75,7 +76,7 @@ export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection, BattlEy
         retrying: 'BattlEye RCon login failed; retrying with backoff',
         refused: 'BattlEye RCon password rejected; not reconnecting until the configuration is fixed',
       },
-      { deps, logger: this.#logger, clock },
+      { deps, logger: this.logger, clock },
     );
   }
 
@@ -85,11 +86,7 @@ export class BattlEyeExecutor extends LinkedExecutor<BattlEyeConnection, BattlEy
   }
 
   /** Runs a delivery command, after an empty command has shown the server is there (see BattlEyeConnection.probe). */
-  execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
-    this.#logger.debug(
-      { event: 'command.sending', commandId: context.id, serverId: context.serverId },
-      'sending command over BattlEye RCon',
-    );
+  protected sendCommand(command: string, signal?: AbortSignal): Promise<string> {
     return this.#request(command, true, signal);
   }
 

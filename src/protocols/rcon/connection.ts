@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { CredentialsError, OutcomeUnknownError } from '../../errors.js';
+import { CredentialsError, messageOf, OutcomeUnknownError } from '../../errors.js';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES } from '../answer-limit.js';
 import { openErrorOf, TcpConnection, type TcpEndpoint } from '../tcp-connection.js';
 import { PacketDecoder, type RconPacket } from './codec.js';
@@ -79,14 +79,17 @@ export class RconConnection extends TcpConnection<Outstanding> {
     let written = false;
     try {
       return await this.within(timeoutMs, signal, this.#waitingForAnswer, (resolve, reject) => {
-        for (const packet of exchange.initial) socket.write(packet);
+        // One write, one system call and one segment, for the command and the probe after it: a
+        // write each cost a second system call per command and let the server wake for each.
+        const { initial } = exchange;
+        socket.write(initial.length === 1 ? initial[0]! : Buffer.concat(initial));
         written = true;
         return {
           onPacket: (packet) => {
             const step = exchange.accept(packet);
             if (step.kind === 'ignore') {
               this.#options.logger.debug(
-                { event: 'rcon.packet.ignored', rcon: this.address, id: packet.id, type: packet.type },
+                { event: 'rcon.packet.ignored', packetId: packet.id, type: packet.type },
                 'RCON packet outside the current request ignored',
               );
             } else if (step.kind === 'done') {
@@ -107,13 +110,13 @@ export class RconConnection extends TcpConnection<Outstanding> {
       this.failedRequest(error, written, (e) => e instanceof AnswerTooLargeError);
       if (exchange.fragments > 0) {
         this.#options.logger.warn(
-          { event: 'rcon.answer.incomplete', rcon: this.address, fragments: exchange.fragments, reason: (error as Error).message },
+          { event: 'rcon.answer.incomplete', fragments: exchange.fragments, err: messageOf(error) },
           'RCON answer may be incomplete: the end of the answer never came, but the command ran',
         );
         return exchange.text();
       }
       throw new OutcomeUnknownError(
-        `no complete answer from RCON at ${this.address} (${(error as Error).message}); ` +
+        `no complete answer from RCON at ${this.address} (${messageOf(error)}); ` +
           'the command was sent and may have run, so it is not sent again',
         { cause: error },
       );
@@ -185,10 +188,7 @@ export class RconConnection extends TcpConnection<Outstanding> {
       );
       return;
     }
-    this.#options.logger.debug(
-      { event: 'rcon.packet.ignored', rcon: this.address, id: packet.id, type: packet.type },
-      'unexpected RCON packet ignored',
-    );
+    this.#options.logger.debug({ event: 'rcon.packet.ignored', packetId: packet.id, type: packet.type }, 'unexpected RCON packet ignored');
   }
 
   #switchToIdZero(): void {

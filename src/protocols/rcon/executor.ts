@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { systemClock } from '../../clock.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
-import type { ExecutionContext, Executor } from '../executor.js';
+import type { Executor } from '../executor.js';
 import { executorLink, LinkedExecutor, type LinkedExecutorDeps } from '../linked-executor.js';
 import { tcpLinkTransport } from '../tcp-connection.js';
 import { RconConnection } from './connection.js';
@@ -30,7 +30,8 @@ interface RconExecutorDeps extends LinkedExecutorDeps {
 export class RconExecutor extends LinkedExecutor<RconConnection, RconExecutorConfig> implements Executor {
   readonly connectedText: string;
   readonly #address: string;
-  readonly #logger: Logger;
+  protected readonly logger: Logger;
+  protected readonly over = 'RCON';
   #idZeroLogged = false;
   protected readonly link: ReconnectingLink<RconConnection>;
 
@@ -38,14 +39,14 @@ export class RconExecutor extends LinkedExecutor<RconConnection, RconExecutorCon
     super(config);
     this.#address = `${config.host}:${config.port}`;
     this.connectedText = `RCON (${config.flavour}) login to ${this.#address} accepted`;
-    this.#logger = deps.logger;
+    this.logger = deps.logger.child({ executor: 'rcon', address: this.#address });
     const clock = deps.clock ?? systemClock;
     const onIdZeroAnswers = () => this.#idZeroAnswers();
     this.link = executorLink<RconConnection>(
       tcpLinkTransport(async (signal) => {
         const { host, port, password, flavour, connectTimeoutMs } = config;
         const options = { host, port, password, flavour, connectTimeoutMs, passwordHint: deps.passwordHint };
-        const connection = new RconConnection({ ...options, logger: this.#logger, clock, onIdZeroAnswers });
+        const connection = new RconConnection({ ...options, logger: this.logger, clock, onIdZeroAnswers });
         await connection.open(signal);
         return connection;
       }, 'porter closed the RCON session'),
@@ -57,18 +58,13 @@ export class RconExecutor extends LinkedExecutor<RconConnection, RconExecutorCon
         lost: 'RCON connection lost; reconnecting',
         retrying: 'RCON reconnect failed; retrying with backoff',
         refused: 'RCON password rejected; not reconnecting until the configuration is fixed',
-        fields: { rcon: this.#address },
         connectedFields: { flavour: config.flavour },
       },
-      { deps, logger: this.#logger, clock },
+      { deps, logger: this.logger, clock },
     );
   }
 
-  execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
-    this.#logger.debug(
-      { event: 'command.sending', commandId: context.id, serverId: context.serverId, rcon: this.#address },
-      'sending command over RCON',
-    );
+  protected sendCommand(command: string, signal?: AbortSignal): Promise<string> {
     return this.#request(command, signal);
   }
 
@@ -96,13 +92,13 @@ export class RconExecutor extends LinkedExecutor<RconConnection, RconExecutorCon
    * may behave), but the operator is told once per executor: the fix is the same every time.
    */
   #idZeroAnswers(): void {
-    const fields = { rcon: this.#address, flavour: this.config.flavour };
+    const fields = { flavour: this.config.flavour };
     if (this.#idZeroLogged) {
-      this.#logger.debug({ event: 'rcon.id0', ...fields }, 'RCON server answers with id 0: this connection pairs answers by order too');
+      this.logger.debug({ event: 'rcon.id0', ...fields }, 'RCON server answers with id 0: this connection pairs answers by order too');
       return;
     }
     this.#idZeroLogged = true;
-    this.#logger.warn(
+    this.logger.warn(
       { event: 'rcon.id0', ...fields },
       `RCON server answers with id 0 although the flavour is "${this.config.flavour}": porter pairs answers with commands by order ` +
         'on such connections from now on; set "flavour": "id0" on this server\'s executor to say so (Palworld does this)',

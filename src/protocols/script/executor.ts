@@ -130,7 +130,7 @@ export class ScriptExecutor implements Executor {
 
   async #run(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<RunResult> {
     const stop = linkSignals(signal, this.#stopAll.signal);
-    this.#logger.debug({ event: 'script.started', commandId: context.id, file: this.#file }, 'starting delivery script');
+    this.#logger.debug({ event: 'script.started', id: context.id, file: this.#file }, 'starting delivery script');
     let result: RunResult;
     try {
       result = await runProcess({
@@ -174,7 +174,7 @@ export class ScriptExecutor implements Executor {
   }
 
   #interpret(result: RunResult, context: ExecutionContext): string {
-    const log = { commandId: context.id, file: this.#file, pid: result.pid, ms: result.durationMs };
+    const log = { id: context.id, file: this.#file, pid: result.pid, ms: result.durationMs };
     if (result.kind !== 'exited') {
       this.#logger.warn(
         { event: 'script.killed', ...log, killedWith: result.killedWith },
@@ -194,7 +194,7 @@ export class ScriptExecutor implements Executor {
     }
     const status = result.code === null ? `was killed by signal ${result.signal ?? 'unknown'}` : `exited with status ${result.code}`;
     const stderr = lastLines(result.stderr.text(), STDERR_LINES, STDERR_CHARS);
-    this.#logger.debug({ event: 'script.failed', ...log, code: result.code, signal: result.signal }, 'delivery script failed');
+    this.#logger.debug({ event: 'script.failed', ...log, exitCode: result.code, signal: result.signal }, 'delivery script failed');
     throw new CommandFailedError(
       `script "${this.#file}" ${status}; ${stderr ? `last lines of its stderr:\n${stderr}` : 'it wrote nothing to stderr (make it explain failures there)'}`,
     );

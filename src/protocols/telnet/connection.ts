@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { CredentialsError, OutcomeUnknownError } from '../../errors.js';
+import { CredentialsError, messageOf, OutcomeUnknownError } from '../../errors.js';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES } from '../answer-limit.js';
 import { AnswerFrame } from './answer.js';
 import { newEndMarker, type EndMarker } from './console-text.js';
@@ -99,7 +99,7 @@ export class TelnetConnection extends TcpConnection<Outstanding> {
       this.failedRequest(error, written, (e) => e instanceof AnswerTooLargeError);
       const partial = frame.lineCount > 0 ? ` after ${frame.lineCount} line${frame.lineCount === 1 ? '' : 's'} of its answer` : '';
       throw new OutcomeUnknownError(
-        `the 7 Days to Die console at ${this.address} did not finish its answer${partial} (${(error as Error).message}); ` +
+        `the 7 Days to Die console at ${this.address} did not finish its answer${partial} (${messageOf(error)}); ` +
           'the command was sent and may have run, so it is not sent again',
         { cause: error },
       );

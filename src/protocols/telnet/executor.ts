@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { systemClock } from '../../clock.js';
 import { CommandRefusedError } from '../../errors.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
-import { assertSingleLine, type ExecutionContext, type Executor } from '../executor.js';
+import { assertSingleLine, type Executor } from '../executor.js';
 import { executorLink, LinkedExecutor, type LinkedExecutorDeps } from '../linked-executor.js';
 import { tcpLinkTransport } from '../tcp-connection.js';
 import { TelnetConnection } from './connection.js';
@@ -25,14 +25,15 @@ type TelnetExecutorDeps = LinkedExecutorDeps;
  */
 export class TelnetExecutor extends LinkedExecutor<TelnetConnection, TelnetExecutorConfig> implements Executor {
   readonly connectedText: string;
-  readonly #logger: Logger;
+  protected readonly logger: Logger;
+  protected readonly over = 'telnet';
   protected readonly link: ReconnectingLink<TelnetConnection>;
 
   constructor(config: TelnetExecutorConfig, deps: TelnetExecutorDeps) {
     super(config);
     const address = `${config.host}:${config.port}`;
     this.connectedText = `telnet login to ${address} accepted`;
-    this.#logger = deps.logger.child({ executor: 'telnet', telnet: address });
+    this.logger = deps.logger.child({ executor: 'telnet', address });
     const clock = deps.clock ?? systemClock;
     this.link = executorLink<TelnetConnection>(
       tcpLinkTransport(async (signal) => {
@@ -41,7 +42,7 @@ export class TelnetExecutor extends LinkedExecutor<TelnetConnection, TelnetExecu
           port: config.port,
           password: config.password,
           connectTimeoutMs: config.connectTimeoutMs,
-          logger: this.#logger,
+          logger: this.logger,
           clock,
         });
         await connection.open(signal);
@@ -56,12 +57,11 @@ export class TelnetExecutor extends LinkedExecutor<TelnetConnection, TelnetExecu
         retrying: 'telnet reconnect failed; retrying with backoff',
         refused: 'telnet password rejected; not reconnecting until the configuration is fixed',
       },
-      { deps, logger: this.#logger, clock },
+      { deps, logger: this.logger, clock },
     );
   }
 
-  execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
-    this.#logger.debug({ event: 'command.sending', commandId: context.id, serverId: context.serverId }, 'sending command over telnet');
+  protected sendCommand(command: string, signal?: AbortSignal): Promise<string> {
     return this.#request(command, signal);
   }
 

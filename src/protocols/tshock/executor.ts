@@ -7,7 +7,7 @@ import { excerpt } from '../../games/text.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { scrubSecrets } from '../../scrub.js';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES } from '../answer-limit.js';
-import { assertSingleLine, type ExecutionContext, type Executor } from '../executor.js';
+import { assertSingleLine, type Executor } from '../executor.js';
 import { executorLink, LinkedExecutor, type LinkedExecutorDeps } from '../linked-executor.js';
 import { rawCommandPath, routePath, TOKEN_TEST_ROUTE, tshockCommandText, tshockOrigin } from './address.js';
 import { RequestNotSent, RequestUnanswered, TShockHttp } from './http.js';
@@ -73,7 +73,8 @@ export class TShockExecutor extends LinkedExecutor<TokenSession, TShockExecutorC
   }
 
   readonly #origin: string;
-  readonly #logger: Logger;
+  protected readonly logger: Logger;
+  protected readonly over = 'TShock REST';
   readonly #http: TShockHttp;
   protected readonly link: ReconnectingLink<TokenSession>;
   /** The token as it appears in a path (once and twice encoded), scrubbed from server texts besides the token itself. */
@@ -83,7 +84,7 @@ export class TShockExecutor extends LinkedExecutor<TokenSession, TShockExecutorC
   constructor(config: TShockExecutorConfig, deps: TShockExecutorDeps) {
     super(config);
     this.#origin = tshockOrigin(config.host, config.port);
-    this.#logger = deps.logger.child({ executor: 'tshock', tshock: this.#origin });
+    this.logger = deps.logger.child({ executor: 'tshock', address: this.#origin });
     const clock = deps.clock ?? systemClock;
     const once = encodeURIComponent(config.password);
     this.#secrets = [config.password, once, encodeURIComponent(once)];
@@ -105,14 +106,13 @@ export class TShockExecutor extends LinkedExecutor<TokenSession, TShockExecutorC
         retrying: 'TShock REST API still unreachable; retrying with backoff',
         refused: 'TShock REST token rejected; not retrying until the configuration is fixed',
       },
-      { deps, logger: this.#logger, clock },
+      { deps, logger: this.logger, clock },
     );
   }
 
   /** Runs a delivery command; the answer is the lines TShock sent back, one per line. */
-  async execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
+  protected async sendCommand(command: string, signal?: AbortSignal): Promise<string> {
     assertSingleLine(command);
-    this.#logger.debug({ event: 'command.sending', commandId: context.id, serverId: context.serverId }, 'sending command over TShock REST');
     return this.#runCommand(command, signal);
   }
 

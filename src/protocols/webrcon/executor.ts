@@ -5,7 +5,7 @@ import { ConfigError, NotSentError } from '../../errors.js';
 import type { BackoffPolicy } from '../../net/backoff.js';
 import { ReconnectingLink } from '../../net/reconnecting-link.js';
 import { MAX_WEBSOCKET_MESSAGE_BYTES } from '../answer-limit.js';
-import { assertSingleLine, type ExecutionContext, type Executor } from '../executor.js';
+import { assertSingleLine, type Executor } from '../executor.js';
 import { executorLink, LinkedExecutor, type LinkedExecutorDeps } from '../linked-executor.js';
 import { WebRconConnectError, WebRconConnection } from './connection.js';
 import { parseFrame } from './protocol.js';
@@ -47,7 +47,8 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconEx
   }
 
   readonly #address: WebRconAddress;
-  readonly #logger: Logger;
+  protected readonly logger: Logger;
+  protected readonly over = 'WebRCON';
   readonly #probe: string | null;
   readonly #agent: Agent;
   readonly #requests: WebRconRequests;
@@ -60,7 +61,7 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconEx
     } catch {
       throw new ConfigError(`servers[].executor.host "${config.host}" is not a valid host name or IP address`);
     }
-    this.#logger = deps.logger.child({ executor: 'webrcon', webrcon: this.#address.display });
+    this.logger = deps.logger.child({ executor: 'webrcon', address: this.#address.display });
     const clock = deps.clock ?? systemClock;
     this.#probe = deps.probeCommand === undefined ? 'server.hostname' : deps.probeCommand;
     this.#agent = new Agent({ connect: { timeout: config.connectTimeoutMs }, webSocket: { maxPayloadSize: MAX_WEBSOCKET_MESSAGE_BYTES } });
@@ -69,7 +70,7 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconEx
       this.#address.display,
       (connection) => {
         if (connection !== this.link.connection) return;
-        this.#logger.warn(
+        this.logger.warn(
           { event: 'webrcon.silent' },
           'no frame from the WebRCON server since the unanswered command was sent; reconnecting',
         );
@@ -108,14 +109,13 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconEx
         retrying: 'Rust WebRCON reconnect failed; retrying with backoff',
         refused: 'Rust WebRCON password rejected; not reconnecting until the configuration is fixed',
       },
-      { deps, logger: this.#logger, clock, backoff: DEFAULT_BACKOFF },
+      { deps, logger: this.logger, clock, backoff: DEFAULT_BACKOFF },
     );
-    if (!this.#address.literal) this.#logger.warn({ event: 'webrcon.password.unusable' }, NON_LITERAL_PASSWORD_HINT);
+    if (!this.#address.literal) this.logger.warn({ event: 'webrcon.password.unusable' }, NON_LITERAL_PASSWORD_HINT);
   }
 
   /** Runs a delivery command; the answer is every frame Rust sent for it, joined by newlines. */
-  execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
-    this.#logger.debug({ event: 'command.sending', commandId: context.id, serverId: context.serverId }, 'sending command over WebRCON');
+  protected sendCommand(command: string, signal?: AbortSignal): Promise<string> {
     return this.#request(command, this.#probe, signal);
   }
 
@@ -147,6 +147,6 @@ export class WebRconExecutor extends LinkedExecutor<WebRconConnection, WebRconEx
     const frame = parseFrame(text);
     if (frame && this.#requests.take(connection, frame)) return;
     // Console output, chat, answers to requests already settled: not ours to act on.
-    this.#logger.trace({ event: 'webrcon.frame.ignored', identifier: frame?.identifier, type: frame?.type }, 'WebRCON frame ignored');
+    this.logger.trace({ event: 'webrcon.frame.ignored', identifier: frame?.identifier, type: frame?.type }, 'WebRCON frame ignored');
   }
 }

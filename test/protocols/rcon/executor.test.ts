@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { pino } from 'pino';
 import { CommandRefusedError, CredentialsError, NotSentError, OutcomeUnknownError } from '../../../src/errors.js';
 import { RconConnectError } from '../../../src/protocols/rcon/errors.js';
 import { startRconServer, type FakeRconServer } from '../../../src/fakes/faults/rcon-server.js';
@@ -33,6 +34,23 @@ describe('RconExecutor on a Minecraft server', () => {
       await executor.close();
     }
     assert.equal(executor.isReady(), false);
+  });
+
+  test('a delivery is announced at debug with its id and the RCON address, never its text', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const executor = new RconExecutor(executorConfig(server), { logger });
+    try {
+      await executor.connect();
+      await executor.execute('give Steve diamond 64', context);
+      assert.deepEqual(
+        lines.filter((line) => line.event === 'command.sending').map(({ id, executor, address, msg }) => ({ id, executor, address, msg })),
+        [{ id: context.id, executor: 'rcon', address: `127.0.0.1:${server.port}`, msg: 'sending command over RCON' }],
+      );
+      assert.ok(!JSON.stringify(lines).includes('diamond'));
+    } finally {
+      await executor.close();
+    }
   });
 
   test('a 1,447-byte request is refused before sending; the connection stays up and 1,446 bytes still go through', async () => {
