@@ -4,7 +4,8 @@
 // (urls.mjs), so the egg a release carries installs that release with no variable to look up.
 // What each field does in the panels and their Wings is in test/ship/panel.ts, from their sources.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { releaseBaseUrl } from './urls.mjs';
 
 // The install fetches the single executable, never the npm tarball. The executable needs no Node
@@ -14,23 +15,16 @@ import { releaseBaseUrl } from './urls.mjs';
 // nodejs ones, which the egg does not offer.
 const EXECUTABLE = './porter';
 
-/** The games and their console transports porter knows (src/games/registry.ts; the egg test checks the lists). */
-const GAMES = [
-  'minecraft',
-  'source',
-  'ark',
-  'palworld',
-  'squad',
-  'conan',
-  'factorio',
-  'rust',
-  'zomboid',
-  '7dtd',
-  'terraria',
-  'dayz',
-  'arma3',
-];
-const CONSOLES = ['rcon', 'webrcon', 'telnet', 'tshock', 'battleye'];
+/**
+ * The games porter init offers (those with a console, in the registry's order) and their console
+ * transports, read from the built games registry (src/games/registry.ts, one record per game), so
+ * a game added there is in the egg without an edit here.
+ */
+async function gamesOf(root) {
+  const { GAMES } = await import(pathToFileURL(resolve(root, 'dist/src/games/registry.js')).href);
+  const games = Object.values(GAMES).filter((game) => game.console);
+  return { games: games.map((game) => game.id), consoles: [...new Set(games.map((game) => game.console.transport))] };
+}
 
 /**
  * The values the panel writes into porter.json before each start. Paths are `servers.0.…`, not
@@ -59,8 +53,9 @@ const variable = (name, env_variable, description, default_value, rules, user_ed
   field_type: 'text',
 });
 
-/** The egg of `pkg`'s version, as an object; `root` is the repository's folder. */
-export function buildEgg(pkg, root = '.') {
+/** The egg of `pkg`'s version, as an object; `root` is the repository's folder, built (`dist/`). */
+export async function buildEgg(pkg, root = '.') {
+  const { games: GAMES, consoles: CONSOLES } = await gamesOf(root);
   const find = Object.fromEntries(Object.entries(CONFIG_VALUES).map(([path, name]) => [path, `{{server.build.env.${name}}}`]));
   return {
     _comment: `porter ${pkg.version}, the game store's delivery connector, beside a game server on Pterodactyl or Pelican. Guide: docs/install.md#game-panels`,
@@ -155,8 +150,8 @@ export function buildEgg(pkg, root = '.') {
 }
 
 /** Writes egg-porter.json into `out`; returns its path. */
-export function writeEgg(out, pkg) {
+export async function writeEgg(out, pkg) {
   const path = join(out, 'egg-porter.json');
-  writeFileSync(path, `${JSON.stringify(buildEgg(pkg), null, 4)}\n`);
+  writeFileSync(path, `${JSON.stringify(await buildEgg(pkg), null, 4)}\n`);
   return path;
 }

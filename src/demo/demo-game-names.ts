@@ -1,10 +1,10 @@
-import type { GameName } from '../games/registry.js';
+import { GAMES, GAME_NAMES, type GameName } from '../games/registry.js';
+
+/** The games `porter demo --game` and `porter sim --game` offer: those whose record has a demo scenario. */
+export type DemoGameName = { [G in GameName]: (typeof GAMES)[G] extends { readonly demo: object } ? G : never }[GameName];
 
 /**
- * The games `porter demo --game` and `porter sim --game` offer, apart from their scenarios
- * (demo-games.ts, which must have one for each): the CLI lists them at every start, and loads the
- * demo only when it runs.
+ * Their names, in the registry's order: the CLI lists them at every start, and loads the demo
+ * (demo-games.ts, which starts each one's simulator) only when it runs.
  */
-export const DEMO_GAME_NAMES = ['minecraft', 'zomboid', '7dtd', 'terraria', 'dayz'] as const satisfies readonly GameName[];
-
-export type DemoGameName = (typeof DEMO_GAME_NAMES)[number];
+export const DEMO_GAME_NAMES = GAME_NAMES.filter((game): game is DemoGameName => 'demo' in GAMES[game]);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DemoGameName } from './demo-game-names.js';
-import { DEMO_GAMES, type DemoGame, type DemoGameServer } from './demo-games.js';
+import { demoGame, type DemoGame, type DemoGameServer } from './demo-games.js';
 import { PLAYER_PLACEHOLDER } from './sim-purchase.js';
 import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi, type SimCommand } from '../fakes/seller-api.js';
 
@@ -23,7 +23,7 @@ export interface SimStore {
 export async function startSimStore(name: DemoGameName): Promise<SimStore> {
   const token = `gci_sim_${randomBytes(16).toString('hex')}`;
   const password = randomBytes(12).toString('hex');
-  const scenario: DemoGame = DEMO_GAMES[name];
+  const scenario: DemoGame = demoGame(name);
   const game = await scenario.start(password, [scenario.online]);
   const { type, host, port } = game.executor as { type: string; host: string; port: number };
   let api: FakeSellerApi;

@@ -39,7 +39,10 @@ export function runSimCommand(command: string): SimAnswer | undefined {
   return { text: 'porter-sim: usage: porter-sim echo <n> | unicode <n> | delay <ms> [text]' };
 }
 
-/** Console commands that only read (player lists): flagged in `executed` so exactly-once checks can skip them. */
+/**
+ * Console commands that only read (player lists) on more than one simulator: flagged in `executed`
+ * so exactly-once checks can skip them. A game's own go with its console (rcon-consoles.ts).
+ */
 export function isQueryCommand(command: string): boolean {
   const root =
     command
@@ -48,5 +51,5 @@ export function isQueryCommand(command: string): boolean {
       .split(/\s+/)[0]
       ?.toLowerCase()
       .replace(/^minecraft:/, '') ?? '';
-  return ['list', 'status', 'showplayers', 'listplayers', 'players', 'playerlist', 'info'].includes(root);
+  return ['list', 'status', 'listplayers', 'players', 'playerlist', 'info'].includes(root);
 }

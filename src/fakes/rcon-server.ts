@@ -1,12 +1,12 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { bodyText, encodePacket, PacketDecoder, PacketType, SPEC_MAX_BODY_BYTES, type RconPacket } from '../protocols/rcon/codec.js';
+import type { GameName } from '../games/registry.js';
 import type { RconFlavour } from '../protocols/rcon/exchange.js';
-import { isQueryCommand, runSimCommand, type SimAnswer } from './rcon-answers.js';
-import { runMinecraftCommand, type MinecraftWorld } from './rcon-minecraft-commands.js';
-import { runPalworldCommand, runSourceCommand } from './rcon-other-commands.js';
+import { runSimCommand, type SimAnswer } from './rcon-answers.js';
+import { rconConsoleFor } from './rcon-consoles.js';
 import { SimPlayers } from './rcon-players.js';
-import { runZomboidCommand } from './rcon-zomboid-commands.js';
+import type { RconConsole, RconWorld } from './rcon-world.js';
 import { SimListener, type SimPlace } from './sim-listener.js';
 
 /**
@@ -23,13 +23,15 @@ import { SimListener, type SimPlace } from './sim-listener.js';
 
 export interface RconServerOptions extends SimPlace {
   readonly password: string;
+  /** The dialect on the wire; the game's own by default (rcon-consoles.ts). */
   readonly flavour?: RconFlavour;
   /**
-   * A game whose console differs from its dialect's usual one. `zomboid`: Project Zomboid, which
-   * speaks the Source dialect (flavour "source") but has its own commands, never splits an answer,
-   * and answers an empty RESPONSE_VALUE with two identical empty packets instead of srcds' pair.
+   * The game whose console it answers as, by its id (src/games/<id>.ts); the dialect's own game by
+   * default (Minecraft, Source, Palworld). `zomboid` also copies Project Zomboid's wire: it speaks
+   * the Source dialect but never splits an answer, and answers an empty RESPONSE_VALUE with two
+   * identical empty packets instead of srcds' pair.
    */
-  readonly game?: 'zomboid';
+  readonly game?: GameName;
   /** Players online at start. */
   readonly players?: readonly string[];
   readonly maxPlayers?: number;
@@ -109,9 +111,12 @@ export async function startRconServer(options: RconServerOptions): Promise<FakeR
  */
 export class RconServer extends SimListener<RconServerOptions> implements FakeRconServer {
   readonly flavour: RconFlavour;
-  readonly game: 'zomboid' | undefined;
+  readonly game: GameName;
   readonly executed: ExecutedCommand[] = [];
-  readonly world: MinecraftWorld;
+  readonly world: RconWorld;
+  readonly #console: RconConsole;
+  /** Whether a command only reads (a player list): one every simulator knows, or one of this game's own. */
+  readonly isQuery: (command: string) => boolean;
   #password: string;
   totalConnections = 0;
   framingViolations = 0;
@@ -119,8 +124,11 @@ export class RconServer extends SimListener<RconServerOptions> implements FakeRc
 
   constructor(options: RconServerOptions) {
     super(options, 'fake RCON server');
-    this.flavour = options.flavour ?? 'minecraft';
-    this.game = options.game;
+    const { game, flavour, run, isQuery } = rconConsoleFor(options);
+    this.flavour = flavour;
+    this.game = game;
+    this.#console = run;
+    this.isQuery = isQuery;
     this.#password = options.password;
     this.world = { players: new SimPlayers(options.players ?? []), maxPlayers: options.maxPlayers ?? 20, balances: new Map() };
   }
@@ -186,7 +194,7 @@ export class RconServer extends SimListener<RconServerOptions> implements FakeRc
 
   /** Runs a command: records it, then computes the answer. */
   run(command: string, connection: number): { readonly answer: SimAnswer; readonly ran: ExecutedCommand } {
-    const ran: ExecutedCommand = { command, at: this.now(), query: isQueryCommand(command), connection };
+    const ran: ExecutedCommand = { command, at: this.now(), query: this.isQuery(command), connection };
     this.executed.push(ran);
     this.logger?.debug({ event: 'fake.command', command, connection }, 'fake RCON server ran a command');
     return { answer: this.answerFor(command), ran };
@@ -201,10 +209,7 @@ export class RconServer extends SimListener<RconServerOptions> implements FakeRc
   answerFor(command: string): SimAnswer {
     const sim = runSimCommand(command);
     if (sim) return sim;
-    if (this.game === 'zomboid') return runZomboidCommand(command, this.world.players);
-    if (this.flavour === 'minecraft') return runMinecraftCommand(command, this.world);
-    if (this.flavour === 'source') return runSourceCommand(command, this.world.players, this.world.maxPlayers);
-    return runPalworldCommand(command, this.world.players);
+    return this.#console(command, this.world);
   }
 
   noteInFlight(count: number): void {

@@ -8,7 +8,7 @@ import {
   tokenize,
   type ConsoleResult,
   type SevenDaysJoin,
-} from './sevendays-console.js';
+} from './consoles/7dtd.js';
 import { SimListener, type SimPlace } from './sim-listener.js';
 
 /**

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { isReadOnlyTShockCommand, runTShockCommand, type Terrarian } from './tshock-commands.js';
+import { isReadOnlyTShockCommand, runTShockCommand, type Terrarian } from './consoles/terraria.js';
 import { unescapeDataString } from './tshock-query.js';
 import { SimListener, type SimPlace } from './sim-listener.js';
 

@@ -1,6 +1,7 @@
 import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { splitLines } from './text.js';
+import { defineGame } from './record.js';
 
 /**
  * ARK: Survival Evolved / Ascended `ListPlayers`: one `N. Name, ID` row per player, or
@@ -49,3 +50,10 @@ export const arkGame: Game = {
     return ids;
   },
 };
+
+export const arkRecord = defineGame({
+  id: 'ark',
+  docsTitle: 'ARK',
+  console: { transport: 'rcon', port: 27020, title: 'ARK' },
+  forServer: () => arkGame,
+});

@@ -1,6 +1,7 @@
 import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { splitLines } from './text.js';
+import { defineGame } from './record.js';
 
 /**
  * Conan Exiles `listplayers`: a `|` table with the header
@@ -42,3 +43,10 @@ export const conanGame: Game = {
     return ids;
   },
 };
+
+export const conanRecord = defineGame({
+  id: 'conan',
+  docsTitle: 'Conan',
+  console: { transport: 'rcon', port: 25575, title: 'Conan Exiles' },
+  forServer: () => conanGame,
+});

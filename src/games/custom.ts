@@ -1,5 +1,6 @@
 import type { Game } from './game.js';
 import { ConfigError, messageOf } from '../errors.js';
+import { defineGame } from './record.js';
 import { splitLines } from './text.js';
 
 /**
@@ -8,7 +9,7 @@ import { splitLines } from './text.js';
  * matches contributes its `id`. No failure patterns and no default deny list: the owner knows
  * the game, porter does not.
  */
-export function createCustomGame(command: string, pattern: string): Game {
+function createCustomGame(command: string, pattern: string): Game {
   let re: RegExp;
   try {
     re = new RegExp(pattern);
@@ -38,3 +39,14 @@ export function parseCustomLines(answer: string, re: RegExp): string[] {
   }
   return ids;
 }
+
+export const customRecord = defineGame({
+  id: 'custom',
+  docsTitle: 'Any other game',
+  forServer: ({ command, pattern }) => {
+    if (!command || !pattern) {
+      throw new ConfigError('players.preset "custom" needs both players.command and players.pattern; add them to the config file');
+    }
+    return createCustomGame(command, pattern);
+  },
+});

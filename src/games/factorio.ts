@@ -1,6 +1,7 @@
 import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { splitLines } from './text.js';
+import { defineGame } from './record.js';
 
 /**
  * Factorio `/players online`: `Online players (N):` then one indented `name (online)` row per
@@ -54,3 +55,10 @@ export const factorioGame: Game = {
     return names;
   },
 };
+
+export const factorioRecord = defineGame({
+  id: 'factorio',
+  docsTitle: 'Factorio',
+  console: { transport: 'rcon', port: 27015, title: 'Factorio' },
+  forServer: () => factorioGame,
+});

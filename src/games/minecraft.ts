@@ -1,6 +1,7 @@
 import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { stripColourCodes } from './text.js';
+import { defineGame } from './record.js';
 
 /**
  * Minecraft Java edition.
@@ -136,3 +137,24 @@ export function createMinecraftGame(): Game {
     },
   };
 }
+
+export const minecraftRecord = defineGame({
+  id: 'minecraft',
+  docsTitle: 'Minecraft',
+  console: { transport: 'rcon', port: 25575, title: 'Minecraft' },
+  demo: {
+    title: 'Minecraft',
+    online: 'Steve',
+    joiner: 'Alex',
+    absent: 'Notch',
+    purchases: [
+      { command: 'give Steve diamond 64', player: 'Steve', offlineExecute: false },
+      { command: 'lp user Steve parent set vip', player: 'Steve', offlineExecute: true },
+      { command: 'eco give Steve 1000', player: 'Steve', offlineExecute: true },
+      { command: 'give Alex golden_apple 3', player: 'Alex', offlineExecute: false },
+      { command: 'give Notch diamond 1', player: 'Notch', offlineExecute: true },
+    ],
+    thanks: 'say Thanks for supporting the server!',
+  },
+  forServer: () => createMinecraftGame(),
+});

@@ -1,6 +1,7 @@
 import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { splitLines } from './text.js';
+import { defineGame } from './record.js';
 
 /** A player whose character is still loading is listed with this uid (and often a wrong name). */
 const LOADING_UID = '00000000';
@@ -48,3 +49,10 @@ export const palworldGame: Game = {
     return ids;
   },
 };
+
+export const palworldRecord = defineGame({
+  id: 'palworld',
+  docsTitle: 'Palworld',
+  console: { transport: 'rcon', port: 25575, title: 'Palworld' },
+  forServer: () => palworldGame,
+});

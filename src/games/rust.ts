@@ -1,5 +1,6 @@
 import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
+import { defineGame } from './record.js';
 
 /**
  * Rust WebRCON `playerlist`: the reply's `Message` is itself a JSON string holding an array of
@@ -56,3 +57,10 @@ export const rustGame: Game = {
     return ids;
   },
 };
+
+export const rustRecord = defineGame({
+  id: 'rust',
+  docsTitle: 'Rust',
+  console: { transport: 'webrcon', port: 28016, title: 'Rust' },
+  forServer: () => rustGame,
+});

@@ -2,6 +2,7 @@ import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { findSteamId64, toSteamId64 } from './steam-id.js';
 import { splitLines } from './text.js';
+import { defineGame } from './record.js';
 
 /**
  * Source engine servers (CS:GO, TF2, Garry's Mod, L4D2, … and CS2) answering `status`.
@@ -92,3 +93,10 @@ export const sourceGame: Game = {
     return ids;
   },
 };
+
+export const sourceRecord = defineGame({
+  id: 'source',
+  docsTitle: 'Source',
+  console: { transport: 'rcon', port: 27015, title: 'Source engine (CS2, GMod, TF2)' },
+  forServer: () => sourceGame,
+});

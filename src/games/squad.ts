@@ -1,6 +1,7 @@
 import { ofPlayers, type Game, type OnlineIds } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { splitLines } from './text.js';
+import { defineGame } from './record.js';
 
 /**
  * Squad (and Post Scriptum / Beyond the Wire) `ListPlayers`:
@@ -60,3 +61,10 @@ export const squadGame: Game = {
     return ids;
   },
 };
+
+export const squadRecord = defineGame({
+  id: 'squad',
+  docsTitle: 'Squad',
+  console: { transport: 'rcon', port: 21114, title: 'Squad' },
+  forServer: () => squadGame,
+});

@@ -1,5 +1,6 @@
 import { ofPlayers, type Game, type OnlineIds } from './game.js';
 import { unexpectedAnswer } from './errors.js';
+import { defineGame } from './record.js';
 
 /**
  * The REST route TShock lists players at. The `tshock` executor answers a query for exactly this
@@ -100,3 +101,23 @@ export const terrariaGame: Game = {
     return ids;
   },
 };
+
+export const terrariaRecord = defineGame({
+  id: 'terraria',
+  docsTitle: 'Terraria',
+  console: { transport: 'tshock', port: 7878, title: 'Terraria (TShock)' },
+  demo: {
+    title: 'Terraria TShock',
+    online: 'Ann',
+    joiner: 'Bob',
+    absent: 'Ghost',
+    purchases: [
+      { command: '/give "Terra Blade" "Ann" 1', player: 'Ann', offlineExecute: false },
+      { command: '/give "Healing Potion" "Ann" 30', player: 'Ann', offlineExecute: true },
+      { command: '/give "Life Crystal" "Bob" 5', player: 'Bob', offlineExecute: false },
+      { command: '/give Zenith "Ghost" 1', player: 'Ghost', offlineExecute: true },
+    ],
+    thanks: '/say Thanks for supporting the server!',
+  },
+  forServer: () => terrariaGame,
+});

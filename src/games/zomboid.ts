@@ -1,6 +1,7 @@
 import type { Game } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { splitLines } from './text.js';
+import { defineGame } from './record.js';
 
 /**
  * Project Zomboid's `players`: a header `Players connected (N):`, then one line per player, the
@@ -49,3 +50,23 @@ export const zomboidGame: Game = {
     return ids;
   },
 };
+
+export const zomboidRecord = defineGame({
+  id: 'zomboid',
+  docsTitle: 'Project Zomboid',
+  console: { transport: 'rcon', port: 27015, title: 'Project Zomboid' },
+  demo: {
+    title: 'Project Zomboid',
+    online: 'alice',
+    joiner: 'bob',
+    absent: 'ghost',
+    purchases: [
+      { command: 'additem "alice" "Base.Axe"', player: 'alice', offlineExecute: false },
+      { command: 'additem "alice" "Base.Plank" 10', player: 'alice', offlineExecute: true },
+      { command: 'additem "bob" "Base.Hammer"', player: 'bob', offlineExecute: false },
+      { command: 'additem "ghost" "Base.Axe"', player: 'ghost', offlineExecute: true },
+    ],
+    thanks: 'servermsg "Thanks for supporting the server!"',
+  },
+  forServer: () => zomboidGame,
+});

@@ -15,7 +15,8 @@ export interface Transport {
 /** The games init knows: every game of the registry with a console. */
 export type InitGame = { [G in GameName]: (typeof GAMES)[G] extends { readonly console: object } ? G : never }[GameName];
 
-function consoleOf(game: InitGame): Transport {
+/** A game's console as its record gives it: detection's probes take their default port and transport from here. */
+export function gameConsole(game: InitGame): Transport {
   const { transport, port, title } = GAMES[game].console;
   // The assignment is the check: a game's transport must be one that has a console.
   const type: ConsoleTransportType = transport;
@@ -24,4 +25,4 @@ function consoleOf(game: InitGame): Transport {
 
 export const INIT_GAMES = (Object.keys(GAMES) as GameName[]).filter((game): game is InitGame => 'console' in GAMES[game]);
 
-export const GAME_TRANSPORTS: Readonly<Record<string, Transport>> = Object.fromEntries(INIT_GAMES.map((game) => [game, consoleOf(game)]));
+export const GAME_TRANSPORTS: Readonly<Record<string, Transport>> = Object.fromEntries(INIT_GAMES.map((game) => [game, gameConsole(game)]));

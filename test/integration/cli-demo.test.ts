@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { DEMO_GAMES } from '../../src/demo/demo-games.js';
+import { DEMO_GAME_NAMES } from '../../src/demo/demo-game-names.js';
+import { GAMES } from '../../src/games/registry.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { PorterProcess, WAIT } from './harness.js';
 
@@ -19,7 +20,8 @@ const run = promisify(execFile);
 const BIN = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '../../bundle/porter.js');
 
 describe('porter demo', () => {
-  for (const [name, scenario] of Object.entries(DEMO_GAMES)) {
+  for (const name of DEMO_GAME_NAMES) {
+    const scenario = GAMES[name].demo;
     test(`--game ${name}: every purchase settles, the absent player's fails, exit 0`, async () => {
       const { stdout } = await run(process.execPath, [BIN, 'demo', '--game', name, '--join-after', '500'], { timeout: 90_000 });
       assert.match(stdout, new RegExp(`simulated ${scenario.title} server`));
@@ -41,7 +43,7 @@ describe('porter demo', () => {
     const demo = new PorterProcess(['demo', '--keep-running', '--join-after', '500'], env);
     const buyer: PorterProcess[] = [];
     try {
-      const { purchases } = DEMO_GAMES.minecraft;
+      const { purchases } = GAMES.minecraft.demo;
       const settled = () => demo.events('delivery.done').length + demo.events('delivery.failed').length;
       // Stopped, or stopping (the daemon logs that at once): either fails the test there, with the output.
       const running = (what: string) =>

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { withExecutorDocs } from '../../src/config/executor-docs.js';
+import { withPresetDocs } from '../../src/config/preset-docs.js';
 import { configJsonSchema, executorJsonSchemas, renderConfigJsonSchema } from '../../src/config/json-schema.js';
 import { TRANSPORTS } from '../../src/protocols/descriptors.js';
 import { configSchema } from '../../src/config/schema.js';
@@ -25,6 +26,12 @@ describe('config.schema.json', () => {
   test("configuration.md's Executors section is what the transports' schemas generate (run `npm run schema` when this fails)", () => {
     const doc = readRepoFile('docs/configuration.md');
     assert.equal(doc, withExecutorDocs(doc));
+  });
+
+  test("configuration.md's players.preset row lists every game of the registry (run `npm run schema` when this fails)", () => {
+    const doc = readRepoFile('docs/configuration.md');
+    assert.equal(doc, withPresetDocs(doc));
+    assert.throws(() => withPresetDocs('no such row'), /players\.preset/);
   });
 
   test('every key of every executor says what it is, in the editor and in the docs', () => {

@@ -66,9 +66,9 @@ const skip = engineMissing();
 type Package = { version: string; repository: { url: string } };
 const pkg = JSON.parse(readRepoFile('package.json')) as Package;
 const { buildEgg } = (await import(pathToFileURL(repoPath('scripts/release/egg.mjs')).href)) as {
-  buildEgg: (pkg: Package, root: string) => Egg;
+  buildEgg: (pkg: Package, root: string) => Promise<Egg>;
 };
-const egg = buildEgg(pkg, repoRoot);
+const egg = await buildEgg(pkg, repoRoot);
 const PANELS: readonly Panel[] = ['pelican', 'pterodactyl'];
 const PASSWORD = 'panel-rcon-password-93c1';
 const SECRETS = [SIM_TOKEN, PASSWORD];

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { startTShockServer, type FakeTShockServer } from '../../src/fakes/faults/tshock-server.js';
-import { parseParameters } from '../../src/fakes/tshock-commands.js';
+import { parseParameters } from '../../src/fakes/consoles/terraria.js';
 import { unescapeDataString } from '../../src/fakes/tshock-query.js';
 
 /**

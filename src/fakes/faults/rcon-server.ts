@@ -1,6 +1,6 @@
 import { encodePacket, PacketType, SPEC_MAX_BODY_BYTES } from '../../protocols/rcon/codec.js';
 import type { RconFlavour } from '../../protocols/rcon/exchange.js';
-import { isQueryCommand, type SimAnswer } from '../rcon-answers.js';
+import type { SimAnswer } from '../rcon-answers.js';
 import {
   RconServer,
   type FakeRconServer as PlainRconServer,
@@ -109,7 +109,7 @@ class FaultyRconServer extends RconServer implements FakeRconServer {
   }
 
   override async serve(exchange: RconExchange): Promise<boolean> {
-    const fault = isQueryCommand(exchange.command) ? undefined : this.#faults.shift();
+    const fault = this.isQuery(exchange.command) ? undefined : this.#faults.shift();
     if (fault === undefined) return super.serve(exchange);
     if (fault === 'close-without-running') return this.#drop(exchange);
     const { answer, ran } = exchange.run();

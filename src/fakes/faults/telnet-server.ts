@@ -1,4 +1,4 @@
-import type { ConsoleResult } from '../sevendays-console.js';
+import type { ConsoleResult } from '../consoles/7dtd.js';
 import {
   TelnetServer,
   type FakeTelnetServer as PlainTelnetServer,

@@ -10,7 +10,7 @@ import { itzgFromEnvironment } from './probes/itzg.js';
 import { minecraftProbe } from './probes/minecraft.js';
 import { palworldProbe } from './probes/palworld.js';
 import { rustProbe } from './probes/rust.js';
-import { sevenDaysProbe } from './probes/seven-days.js';
+import { sevenDaysProbe } from './probes/7dtd.js';
 import { sourceProbe } from './probes/source.js';
 import { squadProbe } from './probes/squad.js';
 import { terrariaProbe } from './probes/terraria.js';

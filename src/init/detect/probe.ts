@@ -1,3 +1,4 @@
+import { gameConsole } from '../game-transport.js';
 import type { CommandLineOption } from './command-line.js';
 import type { LoadedFile, Look } from './look.js';
 import type { ProcessHint, ServerProgram } from './recognise.js';
@@ -87,11 +88,11 @@ export function commandLineFacts(
   };
 }
 
-/** Settings known only from a command line: the game's defaults, no file. */
-export function bareSettings(game: DetectedGame, executor: ExecutorKind, port: Fact<number>, enabled?: Fact<boolean>): GameSettings {
+/** Settings known only from a command line: the game's defaults, no file; its console's transport unless `executor` says otherwise. */
+export function bareSettings(game: DetectedGame, port: Fact<number>, enabled?: Fact<boolean>, executor?: ExecutorKind): GameSettings {
   return {
     game,
-    executor,
+    executor: executor ?? gameConsole(game).type,
     file: undefined,
     enabled,
     port,

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { gameConsole } from '../../game-transport.js';
 import type { LoadedFile } from '../look.js';
 import { bareSettings, commandLineFacts, laidOver, type Probe } from '../probe.js';
 import type { ProcessHint } from '../recognise.js';
@@ -19,14 +20,14 @@ const ARK: UnrealRcon = {
   enabledKey: 'RCONEnabled',
   on: 'True',
   portKey: 'RCONPort',
-  defaultPort: 27020,
+  defaultPort: gameConsole('ark').port,
   passwordKey: 'ServerAdminPassword',
 };
 
 function withCommandLine(settings: GameSettings | undefined, hint: ProcessHint): GameSettings | undefined {
   const overrides = commandLineFacts(hint, { enabled: ['RCONEnabled'], port: ['RCONPort'], password: ['ServerAdminPassword'] });
   return laidOver(settings, overrides, () =>
-    bareSettings('ark', 'rcon', fact(ARK.defaultPort, 'RCONPort', DEFAULT), fact(false, 'RCONEnabled', DEFAULT)),
+    bareSettings('ark', fact(ARK.defaultPort, 'RCONPort', DEFAULT), fact(false, 'RCONEnabled', DEFAULT)),
   );
 }
 

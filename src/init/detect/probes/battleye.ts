@@ -1,4 +1,5 @@
 import { basename, dirname } from 'node:path';
+import { gameConsole } from '../../game-transport.js';
 import { fixSummary, makeFix } from '../fix.js';
 import { lastBattleyeSetting, parseBattleyeCfg, setBattleyeSetting } from '../formats/battleye-cfg.js';
 import type { LoadedFile, Look } from '../look.js';
@@ -18,8 +19,7 @@ import type { Problem } from '../types.js';
  * and shutdown over RCon.
  */
 type BattleyeGame = 'dayz' | 'arma3';
-const SUGGESTED_PORT: Readonly<Record<BattleyeGame, number>> = { dayz: 2305, arma3: 2306 };
-const NAMES: Readonly<Record<BattleyeGame, string>> = { dayz: 'DayZ', arma3: 'Arma 3' };
+const SUGGESTED_PORT: Readonly<Record<BattleyeGame, number>> = { dayz: gameConsole('dayz').port, arma3: 2306 };
 const MARKERS: Readonly<Record<BattleyeGame, RegExp>> = {
   dayz: /^(DayZServer(_x64)?(\.exe)?|serverDZ\.cfg)$/i,
   arma3: /^arma3server(_x64|_x86_64)?(\.exe)?$/i,
@@ -68,7 +68,7 @@ function readAs(game: BattleyeGame, file: LoadedFile, uncertain: boolean): GameS
     problems.push({
       code: 'game-uncertain',
       severity: 'warning',
-      message: `No DayZ or Arma 3 server program was found near ${source}; porter guessed ${NAMES[game]}. Check the game.`,
+      message: `No DayZ or Arma 3 server program was found near ${source}; porter guessed ${gameConsole(game).title}. Check the game.`,
     });
   }
   const fix =
@@ -97,7 +97,7 @@ function readAs(game: BattleyeGame, file: LoadedFile, uncertain: boolean): GameS
   if (port === undefined) problems.push({ ...portMissing(game, source), fix });
   return {
     game,
-    executor: 'battleye',
+    executor: gameConsole(game).type,
     file: file.path,
     enabled: undefined,
     port: fact(port ?? SUGGESTED_PORT[game], 'RConPort', port === undefined ? 'not set' : source),

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { gameConsole } from '../../game-transport.js';
 import type { LoadedFile } from '../look.js';
 import type { Probe } from '../probe.js';
 import { readUnrealRcon, type UnrealRcon } from './unreal-ini.js';
@@ -15,7 +16,7 @@ const CONAN: UnrealRcon = {
   enabledKey: 'RconEnabled',
   on: '1',
   portKey: 'RconPort',
-  defaultPort: 25575,
+  defaultPort: gameConsole('conan').port,
   passwordKey: 'RconPassword',
 };
 

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { gameConsole } from '../../game-transport.js';
 import { findIni, parseIni } from '../formats/ini.js';
 import { bareSettings, overlay, type Overrides, type ProbeContext } from '../probe.js';
 import { DEFAULT, fact, parsePort, type Fact, type GameSettings } from '../settings.js';
@@ -91,5 +92,5 @@ export function withItzg(settings: GameSettings, folder: string, context: ProbeC
 export function itzgFromEnvironment(context: ProbeContext): GameSettings | undefined {
   const fromEnv = environmentFacts(context);
   if (!fromEnv.password) return undefined;
-  return overlay(bareSettings('minecraft', 'rcon', fact(25575, 'RCON_PORT', DEFAULT)), fromEnv);
+  return overlay(bareSettings('minecraft', fact(gameConsole('minecraft').port, 'RCON_PORT', DEFAULT)), fromEnv);
 }

@@ -1,4 +1,5 @@
 import { dirname, join } from 'node:path';
+import { gameConsole } from '../../game-transport.js';
 import { fixSummary, makeFix } from '../fix.js';
 import { lastProperty, parseProperties, setProperty, type PropertyEntry } from '../formats/java-properties.js';
 import type { LoadedFile } from '../look.js';
@@ -15,7 +16,7 @@ import { withItzg } from './itzg.js';
  * password. When server-ip is set, porter connects there: it is an address of this machine the
  * server listens on, and a server bound to it alone would not answer on 127.0.0.1.
  */
-const DEFAULT_PORT = 25575;
+const DEFAULT_PORT = gameConsole('minecraft').port;
 
 /** Keys only a Java Edition server.properties has together; Bedrock's also has server-portv6. */
 const JAVA_KEYS = new Set(['enable-rcon', 'rcon.port', 'rcon.password', 'enable-query', 'online-mode', 'level-name', 'motd']);
@@ -46,7 +47,7 @@ function read(file: LoadedFile, context: ProbeContext): GameSettings | undefined
   const enabled = enable?.value.toLowerCase() === 'true';
   const fileSettings: GameSettings = {
     game: 'minecraft',
-    executor: 'rcon',
+    executor: gameConsole('minecraft').type,
     file: file.path,
     enabled: fact(enabled, 'enable-rcon', enable ? source : DEFAULT),
     port,

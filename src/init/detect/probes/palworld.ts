@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { gameConsole } from '../../game-transport.js';
 import { findPalworldOption, newPalworldSettings, parsePalworldSettings, setPalworldOption } from '../formats/palworld-settings.js';
 import type { LoadedFile } from '../look.js';
 import { bareSettings, commandLineFacts, laidOver, type Probe } from '../probe.js';
@@ -15,7 +16,7 @@ import { fixMissing, passwordIn } from '../password-fix.js';
  * RCON is off. `-RCONPort=` on the command line overrides the port (the workaround for server
  * 0.1.5.0 noted in NikDidIt/SimplePalworldStatus).
  */
-const DEFAULT_PORT = 25575;
+const DEFAULT_PORT = gameConsole('palworld').port;
 const CONFIG = ['Pal', 'Saved', 'Config'];
 
 function read(file: LoadedFile): GameSettings | undefined {
@@ -30,7 +31,7 @@ function read(file: LoadedFile): GameSettings | undefined {
   const password = passwordIn(settings, list && findPalworldOption(list, 'AdminPassword')?.value, 'AdminPassword', source, problems);
   const on = enabled === true;
   return {
-    ...bareSettings('palworld', 'rcon', port, fact(on, 'RCONEnabled', enabledOption && enabled !== undefined ? source : DEFAULT)),
+    ...bareSettings('palworld', port, fact(on, 'RCONEnabled', enabledOption && enabled !== undefined ? source : DEFAULT)),
     file: file.path,
     password,
     problems,
@@ -62,7 +63,7 @@ function read(file: LoadedFile): GameSettings | undefined {
 
 function withCommandLine(settings: GameSettings | undefined, hint: ProcessHint): GameSettings | undefined {
   return laidOver(settings, commandLineFacts(hint, { port: ['RCONPort'] }), () =>
-    bareSettings('palworld', 'rcon', fact(DEFAULT_PORT, 'RCONPort', DEFAULT), fact(false, 'RCONEnabled', DEFAULT)),
+    bareSettings('palworld', fact(DEFAULT_PORT, 'RCONPort', DEFAULT), fact(false, 'RCONEnabled', DEFAULT)),
   );
 }
 

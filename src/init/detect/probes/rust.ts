@@ -66,7 +66,7 @@ function read(file: LoadedFile): GameSettings | undefined {
   const problems: Problem[] = [];
   const password = passwordIn(settings, lastConvar(convars, 'rcon.password')?.value, 'rcon.password', source, problems);
   return {
-    ...bareSettings('rust', executorOf(values.web), values.port),
+    ...bareSettings('rust', values.port, undefined, executorOf(values.web)),
     file: file.path,
     password,
     host: values.host,
@@ -91,7 +91,7 @@ function withCommandLine(settings: GameSettings | undefined, hint: ProcessHint):
     password: password && fact(password.value, password.shown, hint.source),
     host: ip && bindHost(ip.value, ip.shown, hint.source),
   };
-  const laid = laidOver(settings, overrides, () => bareSettings('rust', 'webrcon', fact(DEFAULT_GAME_PORT, 'server.port', DEFAULT)));
+  const laid = laidOver(settings, overrides, () => bareSettings('rust', fact(DEFAULT_GAME_PORT, 'server.port', DEFAULT)));
   if (!laid) return undefined;
   return withPortWarning({ ...laid, executor: webFact ? executorOf(webFact) : laid.executor });
 }

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { gameConsole } from '../../game-transport.js';
 import { lastConvar, parseConvars } from '../formats/convar-cfg.js';
 import type { LoadedFile } from '../look.js';
 import { bareSettings, commandLineFacts, laidOver, option, type Probe } from '../probe.js';
@@ -15,7 +16,7 @@ import { fixMissing, newConvarPassword, passwordIn } from '../password-fix.js';
  * `-port` on the command line (or `+hostport`), 27015 by default; an empty rcon_password leaves it
  * off. A `+rcon_password` on the command line overrides the file.
  */
-const DEFAULT_PORT = 27015;
+const DEFAULT_PORT = gameConsole('source').port;
 const GAME_FOLDERS = [join('game', 'csgo'), 'csgo', 'cstrike', 'tf', 'garrysmod', 'left4dead2', 'dod', 'hl2mp', ''];
 /** Rust's server.cfg has the same syntax; its variables have dotted names. */
 const RUST_LOOKING = /^(server|rcon|fps|decay|env|app)\./;
@@ -39,7 +40,7 @@ function read(file: LoadedFile): GameSettings | undefined {
   const problems: Problem[] = [];
   const password = passwordIn(settings, lastConvar(convars, 'rcon_password')?.value, 'rcon_password', source, problems);
   return {
-    ...bareSettings('source', 'rcon', fact(DEFAULT_PORT, '-port', DEFAULT)),
+    ...bareSettings('source', fact(DEFAULT_PORT, '-port', DEFAULT)),
     file: file.path,
     password,
     problems,
@@ -53,7 +54,7 @@ function withCommandLine(settings: GameSettings | undefined, hint: ProcessHint):
     ...commandLineFacts(hint, { port: ['port', 'hostport'], password: ['rcon_password'] }),
     host: ip && bindHost(ip.value, ip.shown, hint.source),
   };
-  return laidOver(settings, overrides, () => bareSettings('source', 'rcon', fact(DEFAULT_PORT, '-port', DEFAULT)));
+  return laidOver(settings, overrides, () => bareSettings('source', fact(DEFAULT_PORT, '-port', DEFAULT)));
 }
 
 function candidates(dir: string, _context: unknown, hint?: ProcessHint): string[] {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { gameConsole } from '../../game-transport.js';
 import { findIni, parseIni } from '../formats/ini.js';
 import type { LoadedFile } from '../look.js';
 import { bareSettings, commandLineFacts, laidOver, option, type Probe } from '../probe.js';
@@ -12,7 +13,7 @@ import { fixMissing, newIniPassword, passwordIn } from '../password-fix.js';
  * `IP=0.0.0.0`, `Port=21114`, `Password=`; its own comments say that an empty password keeps RCON
  * off and that `RCONIP=`, `RCONPORT=` and `RCONPASSWORD=` on the command line set the same.
  */
-const DEFAULT_PORT = 21114;
+const DEFAULT_PORT = gameConsole('squad').port;
 const PLACE = { syntax: { comments: ['//'] }, section: undefined, pick: 'last' } as const;
 
 function read(file: LoadedFile): GameSettings | undefined {
@@ -24,7 +25,7 @@ function read(file: LoadedFile): GameSettings | undefined {
   const { port, problems } = portFrom(get('Port')?.value, 'Port', source, DEFAULT_PORT);
   const password = passwordIn(settings, get('Password')?.value, 'Password', source, problems);
   return {
-    ...bareSettings('squad', 'rcon', port),
+    ...bareSettings('squad', port),
     file: file.path,
     password,
     host: bindHost(get('IP')?.value, 'IP', source),
@@ -39,7 +40,7 @@ function withCommandLine(settings: GameSettings | undefined, hint: ProcessHint):
     ...commandLineFacts(hint, { port: ['RCONPORT'], password: ['RCONPASSWORD'] }),
     host: ip && bindHost(ip.value, ip.shown, hint.source),
   };
-  return laidOver(settings, overrides, () => bareSettings('squad', 'rcon', fact(DEFAULT_PORT, 'Port', DEFAULT)));
+  return laidOver(settings, overrides, () => bareSettings('squad', fact(DEFAULT_PORT, 'Port', DEFAULT)));
 }
 
 export const squadProbe: Probe = {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { gameConsole } from '../../game-transport.js';
 import { fixSummary, makeFix } from '../fix.js';
 import { addRestToken, enableRestApi, parseTshockConfig, type TshockToken } from '../formats/tshock-config.js';
 import type { LoadedFile } from '../look.js';
@@ -14,7 +15,7 @@ import type { Fix, Problem } from '../types.js';
  * default), `RestApiPort` (7878), and an application token from `ApplicationRestTokens`, the one of
  * the superadmin group if there are several.
  */
-const DEFAULT_PORT = 7878;
+const DEFAULT_PORT = gameConsole('terraria').port;
 const TOKEN_USER = 'porter';
 
 function chooseToken(tokens: readonly TshockToken[]): TshockToken | undefined {
@@ -60,7 +61,7 @@ function read(file: LoadedFile): GameSettings | undefined {
   if (!token) problems.push(tokenMissing(source, fix));
   return {
     game: 'terraria',
-    executor: 'tshock',
+    executor: gameConsole('terraria').type,
     file: file.path,
     enabled: fact(enabled, 'RestApiEnabled', config.restApiEnabled === undefined ? DEFAULT : source),
     port,

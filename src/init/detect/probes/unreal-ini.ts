@@ -36,7 +36,7 @@ export function readUnrealRcon(file: LoadedFile, keys: UnrealRcon): GameSettings
   const on = enabled === true;
   const place = { syntax: SYNTAX, section: keys.section, pick: 'first' } as const;
   return {
-    ...bareSettings(keys.game, 'rcon', port, fact(on, keys.enabledKey, enabledEntry && enabled !== undefined ? source : DEFAULT)),
+    ...bareSettings(keys.game, port, fact(on, keys.enabledKey, enabledEntry && enabled !== undefined ? source : DEFAULT)),
     file: file.path,
     password,
     problems,

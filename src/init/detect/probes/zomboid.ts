@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { gameConsole } from '../../game-transport.js';
 import { findIni, parseIni, type IniFile } from '../formats/ini.js';
 import type { LoadedFile } from '../look.js';
 import { bareSettings, option, type Probe, type ProbeContext } from '../probe.js';
@@ -15,7 +16,7 @@ import { fixMissing, newIniPassword, passwordIn } from '../password-fix.js';
  * The same folder holds `<name>_SandboxVars.lua` and other files, and other games' .ini files may
  * sit beside it, so a file counts only with Zomboid's keys and no [section].
  */
-const DEFAULT_PORT = 27015;
+const DEFAULT_PORT = gameConsole('zomboid').port;
 const PLACE = { syntax: { comments: ['#'] }, section: undefined, pick: 'last' } as const;
 const ZOMBOID_KEYS = ['DefaultPort', 'PauseEmpty', 'PVP', 'Map', 'Mods', 'PublicName', 'MaxPlayers'];
 
@@ -32,7 +33,7 @@ function read(file: LoadedFile): GameSettings | undefined {
   const { port, problems } = portFrom(findIni(ini, undefined, 'RCONPort', 'last')?.value, 'RCONPort', source, DEFAULT_PORT);
   const password = passwordIn(settings, findIni(ini, undefined, 'RCONPassword', 'last')?.value, 'RCONPassword', source, problems);
   return {
-    ...bareSettings('zomboid', 'rcon', port),
+    ...bareSettings('zomboid', port),
     file: file.path,
     password,
     problems,

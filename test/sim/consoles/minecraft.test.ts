@@ -1,14 +1,15 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runMinecraftCommand, type MinecraftWorld } from '../../src/fakes/rcon-minecraft-commands.js';
-import { offlineUuid, SimPlayers } from '../../src/fakes/rcon-players.js';
+import { runMinecraftCommand } from '../../../src/fakes/consoles/minecraft.js';
+import type { RconWorld } from '../../../src/fakes/rcon-world.js';
+import { offlineUuid, SimPlayers } from '../../../src/fakes/rcon-players.js';
 
-const world = (online: string[] = ['Steve', 'Alex']): MinecraftWorld => ({
+const world = (online: string[] = ['Steve', 'Alex']): RconWorld => ({
   players: new SimPlayers(online),
   maxPlayers: 20,
   balances: new Map(),
 });
-const run = (line: string, w: MinecraftWorld = world()) => runMinecraftCommand(line, w).text;
+const run = (line: string, w: RconWorld = world()) => runMinecraftCommand(line, w).text;
 
 describe('fake Minecraft game semantics', () => {
   test('list and list uuids', () => {

@@ -1,7 +1,8 @@
-import type { SimAnswer } from './rcon-answers.js';
-import { fakeSteamId64, type SimPlayers } from './rcon-players.js';
+import type { SimAnswer } from '../rcon-answers.js';
+import { fakeSteamId64 } from '../rcon-players.js';
+import type { RconWorld } from '../rcon-world.js';
 
-/** Game semantics for the Source (srcds `status`) and id-0 (Palworld) flavours: enough for listings and deliveries. */
+/** A Source game's console (srcds `status`, `say`, `kick`, SourceMod's `sm_`): enough for listings and deliveries. */
 
 /** SteamID64 → the STEAM_1:Y:Z form srcds prints in `status`. */
 function steam2(id64: string): string {
@@ -9,7 +10,7 @@ function steam2(id64: string): string {
   return `STEAM_1:${account % 2n}:${account / 2n}`;
 }
 
-function sourceStatus(players: SimPlayers, maxPlayers: number): string {
+function sourceStatus({ players, maxPlayers }: RconWorld): string {
   const online = players.list();
   const rows = online.map((name, index) => {
     const userid = String(index + 2).padStart(3);
@@ -31,11 +32,11 @@ function sourceStatus(players: SimPlayers, maxPlayers: number): string {
   ].join('\n');
 }
 
-export function runSourceCommand(line: string, players: SimPlayers, maxPlayers: number): SimAnswer {
+export function runSourceCommand(line: string, world: RconWorld): SimAnswer {
   const [root = '', ...args] = line.trim().split(/\s+/);
   switch (root.toLowerCase()) {
     case 'status':
-      return { text: sourceStatus(players, maxPlayers) };
+      return { text: sourceStatus(world) };
     case 'say':
       return { text: '' };
     case 'echo':
@@ -45,31 +46,5 @@ export function runSourceCommand(line: string, players: SimPlayers, maxPlayers: 
       return { text: args.length ? `Kicked ${args.join(' ')}\n` : 'Usage:  kick < name >\n' };
     default:
       return root.startsWith('sm_') ? { text: `[SM] ${root} done.\n` } : { text: `Unknown command "${root}"\n` };
-  }
-}
-
-/** Palworld's console: `ShowPlayers` is CSV with a header; ids are made up but stable per name. */
-export function runPalworldCommand(line: string, players: SimPlayers): SimAnswer {
-  const [root = '', ...args] = line.trim().split(/\s+/);
-  switch (root.toLowerCase()) {
-    case 'showplayers':
-      return {
-        text: [
-          'name,playeruid,steamid',
-          ...players.list().map((name) => `${name},${BigInt(fakeSteamId64(name)) % 4294967296n},${fakeSteamId64(name)}`),
-        ]
-          .join('\n')
-          .concat('\n'),
-      };
-    case 'info':
-      return { text: 'Welcome to Pal Server[v0.1.5.1] porter simulated server\n' };
-    case 'broadcast':
-      return { text: `Broadcasted: ${args.join(' ')}\n` };
-    case 'kickplayer':
-      return { text: `Kicked: ${args[0] ?? ''}\n` };
-    case 'save':
-      return { text: 'Complete Save\n' };
-    default:
-      return { text: `Unknown command: ${root}\n` };
   }
 }

@@ -1,18 +1,13 @@
-import type { SimAnswer } from './rcon-answers.js';
-import { offlineUuid, type SimPlayers } from './rcon-players.js';
+import type { SimAnswer } from '../rcon-answers.js';
+import { offlineUuid } from '../rcon-players.js';
+import type { RconWorld } from '../rcon-world.js';
 
-/**
+/*
  * Game semantics of a Minecraft Java server as RCON shows them (vanilla 1.20 wording, plus a few
  * common plugins), good enough for porter's tests and `porter demo`. Vanilla's RCON source
  * collects every feedback message into one buffer without separators, hence the run-together
- * "…see below for errorgive Steve<--[HERE]" strings.
+ * "…see below for errorgive Steve<--[HERE]" strings. EssentialsX balances are the world's, by lowercase name.
  */
-export interface MinecraftWorld {
-  readonly players: SimPlayers;
-  readonly maxPlayers: number;
-  /** EssentialsX balances by lowercase name. */
-  readonly balances: Map<string, number>;
-}
 
 const UNKNOWN = 'Unknown or incomplete command, see below for error';
 const NO_PLAYER = 'No player was found';
@@ -39,7 +34,7 @@ function itemName(item: string): string {
 
 type Targets = { ok: true; names: string[] } | { ok: false; error: string };
 
-function targets(world: MinecraftWorld, token: string): Targets {
+function targets(world: RconWorld, token: string): Targets {
   if (token.startsWith('@')) {
     const online = world.players.list();
     if (online.length === 0) return { ok: false, error: NO_PLAYER };
@@ -55,7 +50,7 @@ function money(amount: number): string {
   return `$${amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
 
-type Handler = (args: string[], input: string, world: MinecraftWorld) => string;
+type Handler = (args: string[], input: string, world: RconWorld) => string;
 
 /** Handlers that need online targets get them resolved first; "No player was found" otherwise. */
 function withTargets(position: number, minArgs: number, run: (names: string[], args: string[]) => string): Handler {
@@ -194,7 +189,7 @@ plugins.bc = plugins.broadcast!;
 plugins.money = plugins.eco!;
 
 /** Runs one console line as a Minecraft server would over RCON. */
-export function runMinecraftCommand(line: string, world: MinecraftWorld): SimAnswer {
+export function runMinecraftCommand(line: string, world: RconWorld): SimAnswer {
   // 1.19+ runs RCON lines through performPrefixedCommand, which drops one leading slash.
   const input = line.startsWith('/') ? line.slice(1) : line;
   const [rawRoot = '', ...args] = input.split(' ').filter((word, index) => index === 0 || word !== '');

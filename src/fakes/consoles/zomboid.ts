@@ -1,5 +1,5 @@
-import type { SimAnswer } from './rcon-answers.js';
-import type { SimPlayers } from './rcon-players.js';
+import type { SimAnswer } from '../rcon-answers.js';
+import type { RconWorld } from '../rcon-world.js';
 
 /**
  * Project Zomboid's console over RCON, enough for listings and deliveries: `players`, `additem`,
@@ -13,7 +13,7 @@ function argumentsOf(line: string): string[] {
   return [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2] ?? '');
 }
 
-export function runZomboidCommand(line: string, players: SimPlayers): SimAnswer {
+export function runZomboidCommand(line: string, { players }: RconWorld): SimAnswer {
   const [root = '', ...args] = argumentsOf(line.trim());
   switch (root.toLowerCase()) {
     case 'players': {

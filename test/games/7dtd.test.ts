@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PlayerListError } from '../../src/games/errors.js';
 import { gameFor } from '../../src/games/registry.js';
-import { parseSevenDaysPlayers, sevenDaysGame } from '../../src/games/sevendays.js';
+import { parseSevenDaysPlayers, sevenDaysGame } from '../../src/games/7dtd.js';
 import { normalizeIdentifiers } from '../../src/players/normalize.js';
 import { compileCommandPolicy } from '../../src/policy/command-policy.js';
 import { compileFailurePatterns, failureIn } from '../../src/policy/failure-patterns.js';

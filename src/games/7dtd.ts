@@ -1,6 +1,7 @@
 import { ofPlayers, type Game, type OnlineIds } from './game.js';
 import { unexpectedAnswer } from './errors.js';
 import { splitLines } from './text.js';
+import { defineGame } from './record.js';
 
 /**
  * 7 Days to Die `listplayers` (`lp`), as its ConsoleCmdListPlayers writes it (decompiled server
@@ -108,3 +109,23 @@ export const sevenDaysGame: Game = {
     return ids;
   },
 };
+
+export const sevenDaysRecord = defineGame({
+  id: '7dtd',
+  docsTitle: '7 Days to Die',
+  console: { transport: 'telnet', port: 8081, title: '7 Days to Die' },
+  demo: {
+    title: '7 Days to Die',
+    online: 'Alice',
+    joiner: 'Bob',
+    absent: 'Ghost',
+    purchases: [
+      { command: 'give Alice casinoCoin 500', player: 'Alice', offlineExecute: false },
+      { command: 'givexp Alice 5000', player: 'Alice', offlineExecute: true },
+      { command: 'give Bob gunPistol 1', player: 'Bob', offlineExecute: false },
+      { command: 'give Ghost medicalFirstAidKit 2', player: 'Ghost', offlineExecute: true },
+    ],
+    thanks: 'say "Thanks for supporting the server!"',
+  },
+  forServer: () => sevenDaysGame,
+});

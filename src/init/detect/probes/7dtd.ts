@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { gameConsole } from '../../game-transport.js';
 import { fixSummary, makeFix } from '../fix.js';
 import { decodeEntities, lastXmlProperty, parseServerConfigXml, setXmlProperty, type XmlProperty } from '../formats/serverconfig-xml.js';
 import type { LoadedFile } from '../look.js';
@@ -14,7 +15,7 @@ import type { Fix, Problem } from '../types.js';
  * `TelnetPassword` empty, in which case "the server will only listen on the local loopback
  * interface" — porter on the same machine gets in without a password.
  */
-const DEFAULT_PORT = 8081;
+const DEFAULT_PORT = gameConsole('7dtd').port;
 const KNOWN = new Set(['TelnetEnabled', 'TelnetPort', 'TelnetPassword', 'ServerPort', 'GameWorld', 'ServerName']);
 
 function loopbackOnly(source: string, fix: Fix | undefined): Problem {
@@ -66,7 +67,7 @@ function read(file: LoadedFile): GameSettings | undefined {
   if (!password) problems.push(loopbackOnly(source, fix));
   return {
     game: '7dtd',
-    executor: 'telnet',
+    executor: gameConsole('7dtd').type,
     file: file.path,
     enabled: fact(enabled === true, 'TelnetEnabled', enabledProperty && enabled !== undefined ? source : DEFAULT),
     port,
