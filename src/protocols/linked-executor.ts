@@ -67,7 +67,10 @@ export abstract class LinkedExecutor<Conn, Config> {
 
   /** Runs a delivery command: one command.sending line (never the text at this level), then the transport's own way. */
   execute(command: string, context: ExecutionContext, signal?: AbortSignal): Promise<string> {
-    this.logger.debug({ event: 'command.sending', id: context.id }, `sending command over ${this.over}`);
+    // Asked first: the line's object and words would be built for every command at info level too.
+    if (this.logger.isLevelEnabled('debug')) {
+      this.logger.debug({ event: 'command.sending', id: context.id }, `sending command over ${this.over}`);
+    }
     return this.sendCommand(command, signal);
   }
 

@@ -88,10 +88,12 @@ export class RconConnection extends TcpConnection<Outstanding> {
           onPacket: (packet) => {
             const step = exchange.accept(packet);
             if (step.kind === 'ignore') {
-              this.#options.logger.debug(
-                { event: 'rcon.packet.ignored', packetId: packet.id, type: packet.type },
-                'RCON packet outside the current request ignored',
-              );
+              // A Source server's extra packet after every answer: the line is built only when it is written.
+              if (this.#options.logger.isLevelEnabled('debug'))
+                this.#options.logger.debug(
+                  { event: 'rcon.packet.ignored', packetId: packet.id, type: packet.type },
+                  'RCON packet outside the current request ignored',
+                );
             } else if (step.kind === 'done') {
               if (step.idZero) this.#switchToIdZero();
               this.#answered += 1;
