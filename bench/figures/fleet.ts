@@ -208,6 +208,14 @@ export const fleet: Benchmark = {
       };
       const pollingFloor = await floorOf('polling', idle.requests / idle.seconds, idle.rconPerSecond, idleSeconds);
       const webhookFloor = await floorOf('webhooks (player reads alone)', 0, pushed.rconPerSecond, Math.max(idleSeconds, 30));
+      // With the safety-net pulls too (one per server per poll.idleMs): what the reads-alone floor
+      // leaves out of what porter does, shown beside it.
+      const webhookFullFloor = await floorOf(
+        'webhooks (reads and the safety-net pulls)',
+        pushed.callsPerServer * SERVERS,
+        pushed.rconPerSecond,
+        Math.max(idleSeconds, 30),
+      );
 
       return {
         name: this.name,
@@ -216,9 +224,8 @@ export const fleet: Benchmark = {
             target: { op: '<=', value: 3000, text: '≤ 3 s' },
           }),
           figure('fleet.firstPulls', `${SERVERS} servers: start → every server pulled`, 'ms', [firstPullsMs]),
-          figure('fleet.idleCpu', `${SERVERS} servers idle: porter's CPU (% of a core)`, '%', [round(idleCpuPercent, 1)], {
-            target: { op: '<=', value: 20, text: '≤ 20 %' },
-          }),
+          // Absolute CPU moves 1.7× with the machine's day; the targets are the ratios to the floors.
+          figure('fleet.idleCpu', `${SERVERS} servers idle: porter's CPU (% of a core)`, '%', [round(idleCpuPercent, 1)]),
           figure('fleet.idleCpuFloor', `${SERVERS} servers idle: the floor's CPU, the same calls and nothing else (% of a core)`, '%', [
             round(pollingFloor, 1),
           ]),
@@ -226,15 +233,9 @@ export const fleet: Benchmark = {
             target: { op: '<=', value: 1.5, text: '≤ 1.5' },
           }),
           figure('fleet.callsPerServer', `${SERVERS} servers idle: API calls/s per server`, '/s per server', [round(callsPerServer, 2)]),
-          figure(
-            'fleet.idleCpuWebhook',
-            `${SERVERS} servers idle, webhooks on (poll.idleMs 15 s): porter's CPU (% of a core)`,
-            '%',
-            [round(pushed.idleCpuPercent, 1)],
-            {
-              target: { op: '<=', value: 5, text: '≤ 5 %' },
-            },
-          ),
+          figure('fleet.idleCpuWebhook', `${SERVERS} servers idle, webhooks on (poll.idleMs 15 s): porter's CPU (% of a core)`, '%', [
+            round(pushed.idleCpuPercent, 1),
+          ]),
           figure(
             'fleet.idleCpuWebhookRatio',
             `${SERVERS} servers idle, webhooks on: porter ÷ the floor of its player reads alone`,
@@ -242,8 +243,14 @@ export const fleet: Benchmark = {
             [round(pushed.idleCpuPercent / webhookFloor, 2)],
             { target: { op: '<=', value: 1.5, text: '≤ 1.5' } },
           ),
+          figure(
+            'fleet.idleCpuWebhookFullRatio',
+            `${SERVERS} servers idle, webhooks on: porter ÷ the floor of its reads and safety-net pulls`,
+            'ratio',
+            [round(pushed.idleCpuPercent / webhookFullFloor, 2)],
+          ),
           figure('fleet.rss', `${SERVERS} servers: RSS`, 'MB', [round(rssMb, 1)], {
-            target: { op: '<=', value: 250, text: '≤ 250 MB' },
+            target: { op: '<=', value: 200, text: '≤ 200 MB' },
           }),
           figure('fleet.burstRun', `${SERVERS} servers: one purchase each → all run`, 'ms', [burstRunMs]),
           figure('fleet.burstReported', `${SERVERS} servers: one purchase each → all reported done`, 'ms', [burstReportedMs], {
