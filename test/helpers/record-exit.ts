@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 
 /**
  * Preloaded (`node --import`) into a program a test runs in a terminal: tmux does not always
@@ -6,4 +6,10 @@ import { writeFileSync } from 'node:fs';
  * program writes its own into PORTER_TEST_EXIT_FILE.
  */
 const file = process.env.PORTER_TEST_EXIT_FILE;
-if (file) process.on('exit', (code) => writeFileSync(file, String(code)));
+// Written beside it and renamed into place: a reader polling the file must never find it created
+// and still empty, which reads as exit status 0 (CI on Node 24 saw 0 for a Ctrl-C's 130 so).
+if (file)
+  process.on('exit', (code) => {
+    writeFileSync(`${file}.partial`, String(code));
+    renameSync(`${file}.partial`, file);
+  });

@@ -74,7 +74,8 @@ export class Terminal {
   /** The program's exit status once it ended, else undefined. */
   exitStatus(): number | undefined {
     try {
-      return Number(readFileSync(this.#exitFile, 'utf8'));
+      const text = readFileSync(this.#exitFile, 'utf8');
+      return /^\d+$/.test(text) ? Number(text) : undefined;
     } catch {
       return undefined;
     }
