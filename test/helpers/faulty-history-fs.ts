@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import { nodeHistoryWriteFs, type HistoryWriteFs } from '../../src/delivery/history/history-file.js';
+import { nodeHistoryWriteFs, type HistoryAppendFile, type HistoryWriteFs } from '../../src/delivery/history/history-file.js';
 
 /**
  * The real file operations of the delivery history, with the faults a disk and a process can
@@ -21,6 +21,8 @@ export class FaultyHistoryFs {
   #stall: Promise<void> | undefined;
   #release: () => void = () => {};
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** Files the process holds open: the kernel closes them when it dies. */
+  readonly #open = new Set<HistoryAppendFile>();
 
   constructor(options: { failAt?: ReadonlyMap<number, string>; dieAt?: number; tornFraction?: number } = {}) {
     this.#failAt = options.failAt ?? new Map();
@@ -45,18 +47,41 @@ export class FaultyHistoryFs {
   async kill(): Promise<void> {
     this.dead = true;
     await Promise.allSettled([...this.#inFlight]);
+    await Promise.allSettled([...this.#open].map((file) => file.close()));
+    this.#open.clear();
+  }
+
+  /** Files opened and not yet closed. */
+  get openFiles(): number {
+    return this.#open.size;
   }
 
   files(): HistoryWriteFs {
     return {
       inspect: (path) => this.#run('inspect', () => nodeHistoryWriteFs.inspect(path)),
-      append: (path, text) =>
+      open: (path) => this.#run('open', () => this.#openFile(path)),
+      identify: (path) => this.#run('identify', () => nodeHistoryWriteFs.identify(path)),
+      rename: (from, to) => this.#run('rename', () => nodeHistoryWriteFs.rename(from, to)),
+    };
+  }
+
+  async #openFile(path: string): Promise<HistoryAppendFile> {
+    const real = await nodeHistoryWriteFs.open(path);
+    this.#open.add(real);
+    return {
+      dev: real.dev,
+      ino: real.ino,
+      append: (text) =>
         this.#run(
           'append',
-          () => nodeHistoryWriteFs.append(path, text),
+          () => real.append(text),
           () => this.#tear(path, text),
         ),
-      rename: (from, to) => this.#run('rename', () => nodeHistoryWriteFs.rename(from, to)),
+      // Not a numbered operation: a close loses nothing, and the writer never waits on one to go on.
+      close: async () => {
+        if (this.dead || !this.#open.delete(real)) return;
+        await real.close();
+      },
     };
   }
 

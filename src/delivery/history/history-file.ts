@@ -26,9 +26,26 @@ export const PREVIOUS_HISTORY_FILE = 'history.1.jsonl';
 export interface HistoryWriteFs {
   /** The file's size and whether it ends with a whole line; 0 and true when it does not exist. */
   inspect(path: string): Promise<{ size: number; endsWithNewline: boolean }>;
-  /** Appends, creating the file (mode 0600) when missing. */
-  append(path: string, text: string): Promise<void>;
+  /** Opens for appending, creating the file (mode 0600) when missing. */
+  open(path: string): Promise<HistoryAppendFile>;
+  /** Which file the name names now, and its size; undefined when nothing does. */
+  identify(path: string): Promise<FileIdentity | undefined>;
   rename(from: string, to: string): Promise<void>;
+}
+
+export interface FileIdentity {
+  readonly dev: number;
+  readonly ino: number;
+  readonly size: number;
+}
+
+/** The current file, held open between records: opening it for each record cost more than the write. */
+export interface HistoryAppendFile {
+  /** The file opened, to tell whether its name still names it. */
+  readonly dev: number;
+  readonly ino: number;
+  append(text: string): Promise<void>;
+  close(): Promise<void>;
 }
 
 export const nodeHistoryWriteFs: HistoryWriteFs = {
@@ -44,13 +61,24 @@ export const nodeHistoryWriteFs: HistoryWriteFs = {
       await handle.close();
     }
   },
-  async append(path, text) {
+  async open(path) {
     // Not appendFile(path): opening a FIFO for writing would hold a threadpool thread until a reader came.
     const handle = await openStateFile(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
     try {
-      await handle.appendFile(text, { encoding: 'utf8' });
-    } finally {
+      const { dev, ino } = await handle.stat();
+      return { dev, ino, append: (text) => handle.appendFile(text, { encoding: 'utf8' }), close: () => handle.close() };
+    } catch (error) {
       await handle.close();
+      throw error;
+    }
+  },
+  async identify(path) {
+    try {
+      const { dev, ino, size } = await stat(path);
+      return { dev, ino, size };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
     }
   },
   rename,

@@ -2,7 +2,14 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { startDeadline, type Clock } from '../../clock.js';
 import { backoffDelay, type BackoffPolicy } from '../../net/backoff.js';
-import { HISTORY_FILE, nodeHistoryWriteFs, PREVIOUS_HISTORY_FILE, readHistory, type HistoryWriteFs } from './history-file.js';
+import {
+  HISTORY_FILE,
+  nodeHistoryWriteFs,
+  PREVIOUS_HISTORY_FILE,
+  readHistory,
+  type HistoryAppendFile,
+  type HistoryWriteFs,
+} from './history-file.js';
 import { encodeHistoryRecord, type HistoryRecord, type SettledDelivery } from './history-record.js';
 import { StateFileError } from '../state/state-file.js';
 import { messageOf } from '../../errors.js';
@@ -51,6 +58,8 @@ export class DeliveryHistory {
   #queuedBytes = 0;
   /** The current file's size as written; undefined until read from the disk (at start, after a failed write). */
   #size: number | undefined;
+  /** history.jsonl, held open between writes; undefined until the next write opens it. */
+  #file: HistoryAppendFile | undefined;
   /** The file ends in a partial line (a crash or a failed write): the next append starts a new line. */
   #needsNewline = false;
   #draining: Promise<void> | undefined;
@@ -106,6 +115,8 @@ export class DeliveryHistory {
       await Promise.race([this.#draining, waited]);
       cancel();
     }
+    // A drain that hangs on the disk still holds the file; the process is stopping, and its exit closes it.
+    if (!this.#draining) await this.#release();
     const unwritten = this.#queue.length;
     if (unwritten > 0 || this.#droppedInEpisode > 0) {
       this.#log.warn(
@@ -133,6 +144,7 @@ export class DeliveryHistory {
   async #writeSome(): Promise<boolean> {
     let batch: string[] = [];
     try {
+      if (this.#file) await this.#checkName(this.#file);
       if (this.#size === undefined) {
         const found = await this.#files.inspect(this.#current);
         this.#size = found.size;
@@ -140,21 +152,47 @@ export class DeliveryHistory {
       }
       if (this.#size > 0 && this.#size + this.#prefix().length + Buffer.byteLength(this.#queue[0]!) > this.#o.maxBytes) {
         await this.#files.rename(this.#current, this.#previous);
+        await this.#release();
         this.#size = 0;
         this.#needsNewline = false;
       }
+      this.#file ??= await this.#files.open(this.#current);
       const prefix = this.#prefix();
       batch = this.#takeBatch(this.#o.maxBytes - this.#size - prefix.length);
       const text = prefix + batch.join('');
-      await this.#files.append(this.#current, text);
+      await this.#file.append(text);
       this.#size += Buffer.byteLength(text);
       this.#needsNewline = false;
       this.#wrote();
       return true;
     } catch (error) {
       this.#failed(error, batch);
+      await this.#release();
       return false;
     }
+  }
+
+  /**
+   * The file held open is still history.jsonl: an operator (or logrotate) may have deleted, moved
+   * or truncated it while porter ran, and records appended to a file no name leads to would never
+   * show in `porter history`. A stat per write, where reopening cost an open, a stat and a close.
+   */
+  async #checkName(file: HistoryAppendFile): Promise<void> {
+    const named = await this.#files.identify(this.#current);
+    if (named?.dev === file.dev && named.ino === file.ino) {
+      // Truncated or appended to by someone else: measure again where the bound and the last line stand.
+      if (named.size !== this.#size) this.#size = undefined;
+      return;
+    }
+    await this.#release();
+    this.#size = undefined;
+  }
+
+  /** Closes the file held open; a close that fails loses nothing, the next write opens it again. */
+  async #release(): Promise<void> {
+    const file = this.#file;
+    this.#file = undefined;
+    await file?.close().catch(() => undefined);
   }
 
   /** Ends a partial last line (left by a crash or a failed write), so the next record starts a line of its own. */

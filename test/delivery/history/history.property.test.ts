@@ -62,8 +62,10 @@ async function live(dir: string, plan: Life, maxBytes: number, first: number): P
   }
   // A process that dies at an operation never finishes stopping: wait until it is dead instead.
   const stopping = history.close();
-  if (plan.dieAt === null) await stopping;
-  else await Promise.race([stopping, waitFor(() => disk.dead, { what: 'the process to stop or die' })]);
+  if (plan.dieAt === null) {
+    await stopping;
+    assert.equal(disk.openFiles, 0, 'a history file left open by a porter that stopped');
+  } else await Promise.race([stopping, waitFor(() => disk.dead, { what: 'the process to stop or die' })]);
   await disk.kill();
 }
 

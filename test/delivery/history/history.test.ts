@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, renameSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { systemClock } from '../../../src/clock.js';
@@ -157,11 +157,17 @@ describe('delivery history files', () => {
     let largestFile = 0;
     // Measured after every file operation the writer completes, so no moment between a rename and an append escapes.
     const measuring: HistoryWriteFs = {
-      inspect: (path) => nodeHistoryWriteFs.inspect(path),
-      append: async (path, text) => {
-        await nodeHistoryWriteFs.append(path, text);
-        largest = Math.max(largest, historyBytes(dir));
-        largestFile = Math.max(largestFile, sizeOf(path));
+      ...nodeHistoryWriteFs,
+      open: async (path) => {
+        const file = await nodeHistoryWriteFs.open(path);
+        return {
+          ...file,
+          append: async (text) => {
+            await file.append(text);
+            largest = Math.max(largest, historyBytes(dir));
+            largestFile = Math.max(largestFile, sizeOf(path));
+          },
+        };
       },
       rename: async (from, to) => {
         await nodeHistoryWriteFs.rename(from, to);
@@ -234,6 +240,71 @@ describe('delivery history files', () => {
         [2, 'executed', undefined, false],
       ],
     );
+  });
+
+  test('history.jsonl deleted or moved away while porter runs: the next records go to a new history.jsonl that porter history reads', async () => {
+    const dir = stateDir(dirs);
+    const { history } = openHistory(dir);
+    const file = join(dir, 'history.jsonl');
+    history.record(delivery(0));
+    await waitFor(() => sizeOf(file) > 0, { what: 'the first record written' });
+    rmSync(file);
+    history.record(delivery(1));
+    await waitFor(() => existsSync(file) && sizeOf(file) > 0, { what: 'a new history.jsonl' });
+    // logrotate's default: the file moved aside under another name, nothing created in its place.
+    renameSync(file, join(dir, 'history.jsonl.rotated'));
+    history.record(delivery(2));
+    history.record(delivery(3));
+    await history.close();
+    assert.deepEqual(await numbers(dir), [2, 3]);
+    assert.deepEqual(readFileSync(join(dir, 'history.jsonl.rotated'), 'utf8').trim().split('\n').map(recordNumber), [1]);
+  });
+
+  test('history.jsonl truncated in place (logrotate copytruncate): it is not moved to history.1.jsonl before it reaches its bound again', async () => {
+    const dir = stateDir(dirs);
+    const maxBytes = 4096;
+    const line = Buffer.byteLength(encodeHistoryRecord(delivery(10), scrub));
+    const half = Math.floor(maxBytes / line / 2);
+    const { history } = openHistory(dir, { maxBytes });
+    const file = join(dir, 'history.jsonl');
+    for (let n = 0; n < half; n++) history.record(delivery(n));
+    await waitFor(() => historyText(dir).split('\n').length === half + 1, { what: 'half the bound written' });
+    truncateSync(file, 0);
+    const more = Math.floor((maxBytes / line) * 0.75);
+    for (let n = half; n < half + more; n++) {
+      history.record(delivery(n));
+      if (n % 5 === 0) await flush();
+    }
+    await history.close();
+    assert.ok(!existsSync(join(dir, 'history.1.jsonl')), 'rotated as if the truncated bytes were still there');
+    assert.deepEqual(
+      await numbers(dir),
+      Array.from({ length: more }, (_, i) => half + i),
+    );
+  });
+
+  test('porter holds at most one history file open while it writes and rotates, and none once stopped', async () => {
+    const dir = stateDir(dirs);
+    const disk = new FaultyHistoryFs();
+    const files = disk.files();
+    let most = 0;
+    const counting: HistoryWriteFs = {
+      ...files,
+      open: async (path) => {
+        const file = await files.open(path);
+        most = Math.max(most, disk.openFiles);
+        return file;
+      },
+    };
+    const { history } = openHistory(dir, { maxBytes: 2048, files: counting });
+    for (let n = 0; n < 200; n++) {
+      history.record(delivery(n));
+      if (n % 4 === 0) await flush();
+    }
+    await history.close();
+    assert.ok(existsSync(join(dir, 'history.1.jsonl')), 'the test wrote enough to rotate');
+    assert.equal(most, 1, `${most} history files open at once`);
+    assert.equal(disk.openFiles, 0, 'a file still open after close()');
   });
 
   test('a rotation between the reader opening the two files: the reader starts again and sees one ordered history', async () => {
@@ -336,8 +407,8 @@ describe('delivery history on a failing disk', () => {
   test('an append that fails part-way: the fragment is skipped and no record is lost or doubled', async () => {
     const dir = stateDir(dirs);
     const clock = new FakeClock();
-    // Operation 0 inspects the file, 1 appends: it writes half its bytes, then the disk fills.
-    const disk = new FaultyHistoryFs({ failAt: new Map([[1, 'ENOSPC']]), tornFraction: 0.3 });
+    // Operation 0 inspects the file, 1 opens it, 2 appends: it writes part of its bytes, then the disk fills.
+    const disk = new FaultyHistoryFs({ failAt: new Map([[2, 'ENOSPC']]), tornFraction: 0.3 });
     const { history } = openHistory(dir, { files: disk.files(), clock });
     history.record(delivery(0));
     history.record(delivery(1));
@@ -384,6 +455,10 @@ describe('delivery history on a failing disk', () => {
     assert.equal(warnings[0]!.unwritten, 2);
   });
 });
+
+function recordNumber(line: string): number {
+  return numberOf((JSON.parse(line) as { id: string }).id);
+}
 
 function historyLine(n: number): string {
   return `${JSON.stringify({ at: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(), serverId: SERVER_ID, id: idOf(n), command: `give Steve diamond ${n}`, outcome: 'executed', ms: 1 })}\n`;
