@@ -17,20 +17,16 @@ interface FloorCalls {
   readonly rconPassword: string;
 }
 
-/** What the simulators saw: API requests and game-server commands, counted since they started. */
+/** What the floor's simulators saw: API requests and game-server commands, counted since they started. */
 type Seen = () => { readonly api: number; readonly rcon: number };
 
-/**
- * The floor process (bench/fleet-floor.ts) making `calls` for `seconds` after a settling span, as
- * porter's idle span is measured: its CPU as % of one core, and the calls per second the
- * simulators saw from it meanwhile (`seen`), which say whether it kept the pace it was asked for.
- */
-export async function measureFloor(
-  calls: FloorCalls,
-  seconds: number,
-  settleMs: number,
-  seen: Seen,
-): Promise<{ cpuPercent: number; pullsPerSecond: number; readsPerSecond: number }> {
+interface RunningFloor {
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+/** The floor process (bench/fleet-floor.ts) making `calls`, once it has logged in everywhere. */
+export async function startFloor(calls: FloorCalls): Promise<RunningFloor> {
   const args = [
     FLOOR,
     calls.apiUrl,
@@ -48,28 +44,84 @@ export async function measureFloor(
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
   try {
     await until(() => out.includes('ready') || child.exitCode !== null, 'the floor to log in everywhere', {
       timeoutMs: 60_000,
       intervalMs: 10,
     });
-    if (child.exitCode !== null) throw new Error(`the fleet floor exited ${child.exitCode} before it was ready`);
-    await sleep(settleMs);
-    const pid = child.pid!;
-    const cpu0 = cpuMs(pid);
-    const seen0 = seen();
-    const at0 = performance.now();
-    await sleep(seconds * 1000);
-    const spent = cpuMs(pid) - cpu0;
-    const seen1 = seen();
-    const elapsed = (performance.now() - at0) / 1000;
-    return {
-      cpuPercent: (spent / (elapsed * 1000)) * 100,
-      pullsPerSecond: (seen1.api - seen0.api) / elapsed,
-      readsPerSecond: (seen1.rcon - seen0.rcon) / elapsed,
-    };
-  } finally {
-    child.kill('SIGTERM');
-    await exited;
+  } catch (error) {
+    await stop();
+    throw error;
   }
+  if (child.exitCode !== null) throw new Error(`the fleet floor exited ${child.exitCode} before it was ready`);
+  return { pid: child.pid!, stop };
+}
+
+interface SideBySide {
+  /** porter's CPU in each slice, % of one core. */
+  readonly porter: number[];
+  /** The floor's CPU in the same slices. */
+  readonly floor: number[];
+  /** porter ÷ floor, slice by slice. */
+  readonly ratios: number[];
+  /** porter ÷ floor over all the slices together. */
+  readonly ratio: number;
+  /** Over all the slices together, % of one core. */
+  readonly porterPercent: number;
+  readonly floorPercent: number;
+  /** What the floor's simulators saw from it: whether it kept the pace it was asked for. */
+  readonly floorPullsPerSecond: number;
+  readonly floorReadsPerSecond: number;
+}
+
+/**
+ * porter and its floor measured at the same time, in `slices` slices of `sliceSeconds`: each on
+ * its own simulators, both under whatever else the machine is doing in that second, so that the
+ * ratio holds where absolute CPU moves 1.7× from one day to the next (and, on one day, between two
+ * spans measured one after the other: 1.34 and 2.15 for the same build when they were).
+ */
+export async function sideBySide(
+  porterCpuMs: () => number,
+  floor: RunningFloor,
+  floorSaw: Seen,
+  slices: number,
+  sliceSeconds: number,
+): Promise<SideBySide> {
+  const porter: number[] = [];
+  const floorCpu: number[] = [];
+  const seen0 = floorSaw();
+  const at0 = performance.now();
+  let porterMs = 0;
+  let floorMs = 0;
+  let sliceMs = 0;
+  for (let slice = 0; slice < slices; slice++) {
+    const p0 = porterCpuMs();
+    const f0 = cpuMs(floor.pid);
+    const t0 = performance.now();
+    await sleep(sliceSeconds * 1000);
+    const p = porterCpuMs() - p0;
+    const f = cpuMs(floor.pid) - f0;
+    const elapsedMs = performance.now() - t0;
+    porter.push((p / elapsedMs) * 100);
+    floorCpu.push((f / elapsedMs) * 100);
+    porterMs += p;
+    floorMs += f;
+    sliceMs += elapsedMs;
+  }
+  const seen1 = floorSaw();
+  const elapsed = (performance.now() - at0) / 1000;
+  return {
+    porter,
+    floor: floorCpu,
+    ratios: porter.map((value, i) => value / floorCpu[i]!),
+    ratio: porterMs / floorMs,
+    porterPercent: (porterMs / sliceMs) * 100,
+    floorPercent: (floorMs / sliceMs) * 100,
+    floorPullsPerSecond: (seen1.api - seen0.api) / elapsed,
+    floorReadsPerSecond: (seen1.rcon - seen0.rcon) / elapsed,
+  };
 }
