@@ -18,7 +18,7 @@ export const DAEMON_MOVES: Moves<DaemonState> = {
 };
 
 /** What a stop does to the servers: the lifecycle decides when, the fleet does it. */
-export interface StopActions {
+interface StopActions {
   /** The first stop: no new pulls anywhere; the command in hand gets `drainMs` to finish and be reported. */
   readonly drain: (drainMs: number) => void;
   /** A second stop signal: the command in hand is given up at once (it stays journaled). */
