@@ -94,10 +94,8 @@ class Daemon {
   // Every secret of every configuration this daemon has run, whoever started it, plus any the caller knows besides.
   readonly #secrets: SecretBook;
   readonly #history: DeliveryHistory;
-  readonly #stop = new AbortController();
-  /** Resolves once a stop was asked for, whenever that was (before serve() too). */
-  readonly #stopRequested: Promise<void>;
   readonly #reloads: ReloadQueue;
+  /** The state, and the stop: every move and every stop, whatever its cause, goes through it. */
   readonly #lifecycle: DaemonLifecycle;
   #config: Config;
   #exitCode = 0;
@@ -139,8 +137,13 @@ class Daemon {
     this.#clock = clock;
     this.#config = config;
     this.#lock = lock;
-    this.#stopRequested = new Promise<void>((resolve) => this.#stop.signal.addEventListener('abort', () => resolve(), { once: true }));
-    this.#lifecycle = new DaemonLifecycle(logger);
+    // The fleet is wired after the lifecycle: a stop that comes first (Agones' Shutdown while the
+    // health endpoint loads) reaches the runners as they are built (Fleet#build).
+    const fleet = (): Fleet | undefined => this.#fleet;
+    this.#lifecycle = new DaemonLifecycle(logger, {
+      shutdownMs: () => this.#config.shutdown.drainMs,
+      actions: { drain: (drainMs) => fleet()?.requestStop(drainMs), force: () => fleet()?.abandon() },
+    });
     this.#journal = new Journal(config.stateDir, { now: () => clock.now() });
     this.#secrets = options.secrets ?? new SecretBook();
     this.#secrets.add(...configSecrets(config));
@@ -154,7 +157,7 @@ class Daemon {
             'configuration reload failed part way: servers not restarted yet stay stopped until the next reload',
           );
         }),
-      () => this.#stop.signal.aborted,
+      () => this.#lifecycle.stopping,
     );
   }
 
@@ -216,13 +219,14 @@ class Daemon {
       journal,
       history: this.#history,
     });
-    if (!this.#stopping) await this.#webhook?.start();
+    if (!this.#lifecycle.stopping) await this.#webhook?.start();
     // A wrong password at start stops porter before anything is claimed (exit 78). A stop
     // abandons the logins: they may wait on a game server still loading its world.
-    if (this.#lifecycle.to('logging-in')) {
-      await Promise.race([Promise.all(initial.map((runner) => runner.connect())), this.#stopRequested]);
+    if (this.#lifecycle.advance('logging-in')) {
+      await Promise.race([Promise.all(initial.map((runner) => runner.connect())), this.#lifecycle.stopRequested]);
     }
-    if (this.#lifecycle.to('running')) {
+    // Each step is skipped once a stop came: porter then drains what it holds (nothing is claimed yet).
+    if (this.#lifecycle.advance('running')) {
       logger.info(
         { event: 'porter.started', servers: initial.map((r) => serverLabel(r.parts.server)), stateDir: config.stateDir },
         'porter started',
@@ -235,34 +239,19 @@ class Daemon {
     // A porter with no server to run (a shard that holds none) waits for a reload or a stop all
     // the same: signal handlers alone do not keep Node's event loop alive.
     const keepAlive = setInterval(() => {}, MAX_TIMER_MS);
-    await this.#stopRequested;
+    await this.#lifecycle.stopRequested;
     clearInterval(keepAlive);
     // A reload under way is bounded too: its logins are abandoned, the servers it stops drain as these do.
     await this.#reloads.idle();
-    await fleet.stop(this.#config.shutdown.drainMs);
+    await fleet.stop(this.#lifecycle.drainMs);
   }
 
-  get #stopping(): boolean {
-    return this.#stop.signal.aborted;
-  }
-
-  readonly requestStop = (): void => {
-    if (this.#stop.signal.aborted) {
-      this.#logger.warn({ event: 'stop.forced' }, 'second stop signal: giving up on the command in hand (it stays journaled)');
-      (this.#fleet as Fleet | undefined)?.abandon();
-      return;
-    }
-    this.#logger.info(
-      { event: 'porter.stopping', drainMs: this.#config.shutdown.drainMs },
-      'stopping: no new pulls; finishing the command in hand',
-    );
-    this.#lifecycle.to('draining');
-    this.#stop.abort();
-    (this.#fleet as Fleet | undefined)?.requestStop(this.#config.shutdown.drainMs);
-  };
+  /** A stop signal, from any cause: the lifecycle decides what it does (docs/design.md#the-daemon). */
+  readonly requestStop = (): void => this.#lifecycle.stop();
 
   readonly requestReload = (): void => {
-    if (this.#stop.signal.aborted) return;
+    // A SIGHUP while draining is ignored (docs/design.md#the-daemon).
+    if (this.#lifecycle.stopping) return;
     if (!this.#options.reload) {
       this.#logger.warn({ event: 'reload.nofile' }, 'SIGHUP: this porter has no configuration file to read again; nothing changed');
       return;
@@ -295,7 +284,7 @@ class Daemon {
       return; // the queued reload reads it again and says what is wrong with it
     }
     const plan = planReload(this.#config, next);
-    if (plan.rejected !== undefined || seen !== this.#listenerVersion || this.#stop.signal.aborted) return;
+    if (plan.rejected !== undefined || seen !== this.#listenerVersion || this.#lifecycle.stopping) return;
     this.#secrets.add(...configSecrets(next));
     webhook.useConfig(effectiveConfig(this.#config, next));
   }
@@ -329,16 +318,19 @@ class Daemon {
       .filter((store) => store.refused)
       .map((store) => store.name);
     this.#logger.error({ event: 'store.fatal', stores }, fatalMessage(error));
-    // Already stopping (SIGTERM came first): a second requestStop would abandon the command in hand.
-    if (!this.#stop.signal.aborted) this.requestStop();
+    // Already stopping (SIGTERM came first): a second stop would abandon the command in hand.
+    this.#lifecycle.stopOnce();
   }
 
+  /** Runs only while porter runs (the queue skips it once stopping); a stop during it leaves porter draining. */
   async #reload(): Promise<void> {
-    if (!this.#lifecycle.to('reloading')) return;
+    if (!this.#lifecycle.advance('reloading')) return;
     try {
       await this.#applyReload();
     } finally {
-      this.#lifecycle.to('running');
+      // Refused only when a stop came during the reload (any other refusal throws): porter stays
+      // draining, and serve() drains what the reload left.
+      this.#lifecycle.advance('running');
     }
   }
 
@@ -372,7 +364,7 @@ class Daemon {
     // The listener follows the plan, not the logins (docs/design.md#webhook-wake-ups): a store the
     // reload adds is verified from now on, and its servers pull at once when their loops start.
     this.#listenerFollows(effective);
-    const applied = await this.#fleet.apply(plan, effective, this.#stop.signal);
+    const applied = await this.#fleet.apply(plan, effective, this.#lifecycle.stopSignal);
     this.#config = applied.config;
     warnUnreportable(this.#fleet, logger);
     logger.info(
@@ -394,7 +386,7 @@ class Daemon {
       `lost the state directory lock: ${reason}. Two porters share ${this.#config.stateDir}: this one stops at once and writes nothing more there; a command it had in hand stays PROCESSING (settle it in the store dashboard); give each porter its own stateDir`,
     );
     this.#options.onLockLost?.();
-    if (!this.#stop.signal.aborted) this.requestStop();
+    this.#lifecycle.stopOnce();
     (this.#fleet as Fleet | undefined)?.abandon();
   }
 
@@ -404,12 +396,11 @@ class Daemon {
 
   /** Stops whatever still runs and lets go of the state directory; never rejects. */
   async close(): Promise<void> {
-    this.#lifecycle.to('draining');
-    this.#stop.abort();
+    this.#lifecycle.halt();
     await Promise.allSettled([this.#fleet.stop(0), this.#health?.close(), this.#agones?.close(), this.#webhook?.close()]);
     if (this.#lockLost) {
       this.#lock.release();
-      this.#lifecycle.to('stopped');
+      this.#lifecycle.finish();
       return;
     }
     await this.#history.close();
@@ -423,7 +414,7 @@ class Daemon {
     }
     this.#journal.close();
     this.#lock.release();
-    this.#lifecycle.to('stopped');
+    this.#lifecycle.finish();
   }
 
   /** Says so, with the exit code. */

@@ -10,7 +10,7 @@ import { ServerRunner } from './server-runner.js';
 import { isTokenRefused, storeApi, StoreClients, storeLabel, tokenKeys, type StoreKey } from './stores.js';
 import { Leftovers, unreportable, type Unreportable } from './leftovers.js';
 import { FleetBudgets } from './fleet-budgets.js';
-import type { RunnerState } from './lifecycle.js';
+import type { RunnerState } from './runner-state.js';
 import type { StoreStatus } from '../health/source.js';
 import type { SecretBook } from '../secret-book.js';
 

@@ -4,7 +4,8 @@ import { serverLabel } from '../config/server-label.js';
 import { isConfigurationError, messageOf } from '../errors.js';
 import { isOutOfFiles } from '../net/open-files.js';
 import type { ServerParts } from './build-server.js';
-import type { RunnerState } from './lifecycle.js';
+import { RUNNER_MOVES, type RunnerState } from './runner-state.js';
+import { StateTable } from './state-table.js';
 
 /**
  * One configured server's life: connect, watch its players, run its delivery loop, and stop on
@@ -20,7 +21,10 @@ export class ServerRunner {
   #cancelDrainBound = () => {};
   #loop: Promise<void> | undefined;
   #closed: Promise<void> | undefined;
-  #state: RunnerState = 'logging-in';
+  /** Every move through RUNNER_MOVES; leaving logging-in or running for good aborts `#stop`, so the two are one fact. */
+  readonly #moves = new StateTable(RUNNER_MOVES, 'logging-in', (_from, to) => {
+    if (to === 'draining' || to === 'stopped') this.#stop.abort();
+  });
 
   constructor(parts: ServerParts, deps: { readonly logger: Logger; readonly clock: Clock }) {
     this.parts = parts;
@@ -55,12 +59,16 @@ export class ServerRunner {
 
   /** Where it is in docs/design.md#one-servers-runner (for /healthz). */
   get state(): RunnerState {
-    return this.#state;
+    return this.#moves.state;
   }
 
-  /** Runs the loop until stopped; rejects with the loop's fatal error (a PorterError with exit 78 on credentials). */
+  /**
+   * Runs the loop until stopped; rejects with the loop's fatal error (a PorterError with exit 78 on
+   * credentials). A runner told to stop first (born while porter stops) stays draining: its loop
+   * sees the stop and pulls nothing.
+   */
   run(): Promise<void> {
-    if (this.#state === 'logging-in') this.#state = 'running';
+    if (this.#loop === undefined && !this.stopping) this.#moves.must('running');
     this.parts.players.startWatching(this.#stop.signal);
     this.#loop ??= this.parts.loop.run({ stop: this.#stop.signal, hard: this.#hard.signal });
     return this.#loop;
@@ -72,16 +80,15 @@ export class ServerRunner {
 
   /** No new pulls; the command in hand gets `drainMs` to finish and be reported, then it is abandoned (it stays journaled). */
   requestStop(drainMs: number): void {
-    if (this.#stop.signal.aborted) return;
-    this.#stop.abort();
-    this.#state = 'draining';
+    // Refused once draining (a second request keeps the first bound) or stopped.
+    if (!this.#moves.to('draining')) return;
     this.#cancelDrainBound = startDeadline(this.#clock, drainMs, () => this.#hard.abort());
   }
 
   /** Gives up on the command in hand at once (a second stop signal). */
   abandon(): void {
-    if (this.#state !== 'stopped') this.#state = 'draining';
-    this.#stop.abort();
+    // Refused when already draining or stopped: the hand is given up all the same.
+    this.#moves.to('draining');
     this.#hard.abort();
   }
 
@@ -94,9 +101,8 @@ export class ServerRunner {
 
   /** Closes the game server connection; the loop must have ended or never run. Safe to call twice. */
   close(): Promise<void> {
-    this.#stop.abort();
-    this.#state = 'stopped';
-    this.#cancelDrainBound();
+    // Refused only when closed before: the connection's close is under way or done.
+    if (this.#moves.to('stopped')) this.#cancelDrainBound();
     this.#closed ??= this.parts.executor.close().catch(() => undefined);
     return this.#closed;
   }
