@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../clock.js';
 
 const CLAIM_GAP_WARN_MS = 60_000;
 

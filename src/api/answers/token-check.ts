@@ -1,6 +1,6 @@
-import { PorterError } from '../errors.js';
-import type { ApiClient } from './client.js';
-import { ApiTransportError, InvalidTokenError, PlanRequiredError, ScopeMissingError } from './errors.js';
+import { PorterError } from '../../errors.js';
+import type { ApiClient } from '../wire/client.js';
+import { ApiTransportError, InvalidTokenError, PlanRequiredError, ScopeMissingError } from '../errors.js';
 import { errorForAnswer } from './problem.js';
 
 export interface ServerSummary {

@@ -1,6 +1,6 @@
-import { ConfigError } from '../errors.js';
-import { baseUrlProblems } from '../config/base-url.js';
-import type { Config } from '../config/schema.js';
+import { ConfigError } from '../../errors.js';
+import { baseUrlProblems } from '../../config/base-url.js';
+import type { Config } from '../../config/schema.js';
 
 /** Paths (below the base URL's own path) of the three executor routes for one call. */
 export interface RoutePaths {

@@ -1,9 +1,9 @@
-import type { ApiResponse } from './client.js';
-import type { CallContext } from './errors.js';
-import { parsePullBody } from './int64-json.js';
+import type { ApiResponse } from '../wire/client.js';
+import type { CallContext } from '../errors.js';
+import { parsePullBody } from '../wire/int64-json.js';
 import { errorForAnswer } from './problem.js';
-import { oversizedPullResult } from './pull-scan.js';
-import type { PullResult } from './types.js';
+import { oversizedPullResult } from '../wire/pull-scan.js';
+import type { PullResult } from '../types.js';
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
 

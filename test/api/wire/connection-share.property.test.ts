@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ConnectionShare } from '../../src/api/connection-share.js';
-import { fcOptions } from '../helpers/fc-options.js';
+import { ConnectionShare } from '../../../src/api/wire/connection-share.js';
+import { fcOptions } from '../../helpers/fc-options.js';
 
 /**
- * The fair share of one origin's connections (src/api/connection-share.ts), under any sequence of
+ * The fair share of one origin's connections (src/api/wire/connection-share.ts), under any sequence of
  * requests, answers and abandoned waits from any mix of stores: never more in use than there are
  * connections, never a free connection left while a store that may take it waits, and never a
  * store holding none kept waiting while another holds more than one.

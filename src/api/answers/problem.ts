@@ -10,8 +10,8 @@ import {
   type CallContext,
   type ProblemFields,
   describeCall,
-} from './errors.js';
-import type { PorterError } from '../errors.js';
+} from '../errors.js';
+import type { PorterError } from '../../errors.js';
 
 /** The parts of an HTTP answer the error mapping needs (see ApiResponse in client.ts). */
 interface AnswerForProblem {

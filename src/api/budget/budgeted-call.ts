@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { RETRY_AFTER_MAX_MS, type Budget } from './budget.js';
-import type { ApiClient, ApiRequest, ApiResponse } from './client.js';
-import { RateLimitedError } from './errors.js';
-import { errorForAnswer } from './problem.js';
-import { SerialLane } from '../serial-lane.js';
-import type { Route } from './types.js';
+import type { ApiClient, ApiRequest, ApiResponse } from '../wire/client.js';
+import { RateLimitedError } from '../errors.js';
+import { errorForAnswer } from '../answers/problem.js';
+import { SerialLane } from '../../serial-lane.js';
+import type { Route } from '../types.js';
 
 interface BudgetedCallOptions {
   readonly client: ApiClient;

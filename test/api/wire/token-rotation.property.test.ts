@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { pino } from 'pino';
-import { Budget } from '../../src/api/budget.js';
-import type { ApiClient, ApiRequest, ApiResponse } from '../../src/api/client.js';
-import { createRoutePaths, parseBaseUrl } from '../../src/api/routes.js';
-import { createServerApi } from '../../src/api/server-api.js';
-import { SecretBook } from '../../src/secret-book.js';
-import { tokenRenewal } from '../../src/api/token.js';
-import { FakeClock, flush } from '../helpers/fake-clock.js';
-import { fcOptions } from '../helpers/fc-options.js';
-import { DEFAULT_ROUTES } from './helpers.js';
+import { Budget } from '../../../src/api/budget/budget.js';
+import type { ApiClient, ApiRequest, ApiResponse } from '../../../src/api/wire/client.js';
+import { createRoutePaths, parseBaseUrl } from '../../../src/api/wire/routes.js';
+import { createServerApi } from '../../../src/api/server-api.js';
+import { SecretBook } from '../../../src/secret-book.js';
+import { tokenRenewal } from '../../../src/api/wire/token.js';
+import { FakeClock, flush } from '../../helpers/fake-clock.js';
+import { fcOptions } from '../../helpers/fc-options.js';
+import { DEFAULT_ROUTES } from '../helpers.js';
 
 /**
  * The token is rotated under porter at any moment, its file is rewritten or not, and the API

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Budget, type RouteBudgetSnapshot } from '../../src/api/budget.js';
-import { idleDelay } from '../../src/api/idle-pacing.js';
-import { FakeClock } from '../helpers/fake-clock.js';
+import { Budget, type RouteBudgetSnapshot } from '../../../src/api/budget/budget.js';
+import { idleDelay } from '../../../src/api/budget/idle-pacing.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
 
 function pull(over: Partial<RouteBudgetSnapshot>): RouteBudgetSnapshot {
   return {

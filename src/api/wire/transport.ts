@@ -1,6 +1,6 @@
-import { errorCode, NOT_SENT_CODES } from '../net/http.js';
-import { noteOutOfFiles, OUT_OF_FILES_CODES, outOfFilesAdvice } from '../net/open-files.js';
-import { ApiTransportError, describeCall, type CallContext, type TransportFailure } from './errors.js';
+import { errorCode, NOT_SENT_CODES } from '../../net/http.js';
+import { noteOutOfFiles, OUT_OF_FILES_CODES, outOfFilesAdvice } from '../../net/open-files.js';
+import { ApiTransportError, describeCall, type CallContext, type TransportFailure } from '../errors.js';
 
 const CLOSED_CODES = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ECONNABORTED']);

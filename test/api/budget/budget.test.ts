@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Budget, BudgetExceededError, RETRY_AFTER_MAX_MS } from '../../src/api/budget.js';
-import { ConfigError } from '../../src/errors.js';
-import { FakeClock, flush } from '../helpers/fake-clock.js';
+import { Budget, BudgetExceededError, RETRY_AFTER_MAX_MS } from '../../../src/api/budget/budget.js';
+import { ConfigError } from '../../../src/errors.js';
+import { FakeClock, flush } from '../../helpers/fake-clock.js';
 
 const W = 60_000;
 

@@ -3,21 +3,21 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import Pool, { type BarePool } from 'undici/lib/dispatcher/pool.js';
-import { startDeadline, systemClock, type Clock } from '../clock.js';
-import type { Config } from '../config/schema.js';
-import type { CallContext } from './errors.js';
+import { startDeadline, systemClock, type Clock } from '../../clock.js';
+import type { Config } from '../../config/schema.js';
+import type { CallContext } from '../errors.js';
 import { createRoutePaths, parseBaseUrl, type RoutePaths } from './routes.js';
 import { toTransportError } from './transport.js';
-import { BodyTooLargeError } from '../net/http.js';
-import { HttpExchange } from '../net/http-exchange.js';
+import { BodyTooLargeError } from '../../net/http.js';
+import { HttpExchange } from '../../net/http-exchange.js';
 import { PullBodyScanner, type OversizedPull } from './pull-scan.js';
-import { apiConnectionCap } from '../net/open-files.js';
+import { apiConnectionCap } from '../../net/open-files.js';
 import { ConnectionShare } from './connection-share.js';
-import { AbortFanout } from '../abort-fanout.js';
-import { SecretBook } from '../secret-book.js';
-import { readSecretAgain } from '../config/secrets.js';
+import { AbortFanout } from '../../abort-fanout.js';
+import { SecretBook } from '../../secret-book.js';
+import { readSecretAgain } from '../../config/secrets.js';
 import { tokenRenewal, type TokenRenewal } from './token.js';
-import { porterVersion } from '../version.js';
+import { porterVersion } from '../../version.js';
 
 export interface ApiRequest {
   readonly method: 'GET' | 'POST';
@@ -128,7 +128,7 @@ function httpDate(text: string | undefined): number | undefined {
  * dates come from the server's clock, so an API (or a CDN in front of it) minutes ahead or behind
  * still means "2 s" when it says Date + 2 s. A date before `Date` gives 0. A date with no usable
  * `Date` beside it, negative values and garbage are undefined: no usable hint, so the body's
- * `retryAfterSeconds` or a whole budget window decides (src/api/budget.ts), never a guess across
+ * `retryAfterSeconds` or a whole budget window decides (src/api/budget/budget.ts), never a guess across
  * two clocks. The budget applies the floor and the clamp.
  */
 export function parseRetryAfter(text: string | undefined, dateHeader: string | undefined): number | undefined {

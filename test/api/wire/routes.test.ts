@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRoutePaths, parseBaseUrl } from '../../src/api/routes.js';
-import { ConfigError } from '../../src/errors.js';
+import { createRoutePaths, parseBaseUrl } from '../../../src/api/wire/routes.js';
+import { ConfigError } from '../../../src/errors.js';
 
 const defaults = {
   pull: '/v1/seller/servers/{serverId}/commands/pull',

@@ -1,7 +1,7 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../clock.js';
 import { CallLog } from './budget-log.js';
-import { ConfigError, PorterError } from '../errors.js';
-import type { Route } from './types.js';
+import { ConfigError, PorterError } from '../../errors.js';
+import type { Route } from '../types.js';
 
 /**
  * Per-server, per-route call budget (docs/design.md#the-call-budget): 120 calls per 60 s window for each of

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { Buffer } from 'node:buffer';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { readTopLevelId } from '../../src/api/int64-json.js';
-import { oversizedPullResult, PullBodyScanner } from '../../src/api/pull-scan.js';
-import { fcOptions } from '../helpers/fc-options.js';
+import { readTopLevelId } from '../../../src/api/wire/int64-json.js';
+import { oversizedPullResult, PullBodyScanner } from '../../../src/api/wire/pull-scan.js';
+import { fcOptions } from '../../helpers/fc-options.js';
 
 /** Feeds `text` in chunks cut at the given points (bytes), as a socket would. */
 function scan(text: string, cuts: readonly number[] = [], limitBytes = 16) {

@@ -1,10 +1,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Budget, BudgetExceededError, RETRY_AFTER_FLOOR_MS, RETRY_AFTER_MAX_MS, type BudgetSettings } from '../../src/api/budget.js';
-import { EXACT_UP_TO } from '../../src/api/budget-log.js';
-import { FixedWindows } from '../../src/fakes/seller-api-limits.js';
-import { FakeClock } from '../helpers/fake-clock.js';
+import {
+  Budget,
+  BudgetExceededError,
+  RETRY_AFTER_FLOOR_MS,
+  RETRY_AFTER_MAX_MS,
+  type BudgetSettings,
+} from '../../../src/api/budget/budget.js';
+import { EXACT_UP_TO } from '../../../src/api/budget/budget-log.js';
+import { FixedWindows } from '../../../src/fakes/seller-api-limits.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
 
 /**
  * The budget's promises against any sequence of events a hostile API and a broken clock can make,

@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createApiClient, userAgent } from '../../src/api/client.js';
-import { checkToken } from '../../src/api/token-check.js';
-import { SIM_SERVER_ID } from '../../src/fakes/seller-api.js';
-import { apiConfig, silent } from './helpers.js';
+import { createApiClient, userAgent } from '../../../src/api/wire/client.js';
+import { checkToken } from '../../../src/api/answers/token-check.js';
+import { SIM_SERVER_ID } from '../../../src/fakes/seller-api.js';
+import { apiConfig, silent } from '../helpers.js';
 
 /**
  * porter names itself to the store on every request (docs/design.md#the-api-contract). A plain
@@ -14,7 +14,7 @@ import { apiConfig, silent } from './helpers.js';
  * no headers, and this checks the wire, not what the client meant to send.
  */
 
-const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 describe('User-Agent', () => {
   let server: Server;

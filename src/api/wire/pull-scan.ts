@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { int64Digits, type IdLiteral } from './int64-json.js';
-import type { PullResult } from './types.js';
+import type { PullResult } from '../types.js';
 
 /**
  * A pull answer too big to keep (the client's answer cap) still names a claim: the platform marked

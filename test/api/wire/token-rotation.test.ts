@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Budget } from '../../src/api/budget.js';
-import { createApiClient } from '../../src/api/client.js';
-import { InvalidTokenError } from '../../src/api/errors.js';
-import { createServerApi } from '../../src/api/server-api.js';
-import { systemClock } from '../../src/clock.js';
-import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
-import { apiConfig, assertNoSecret, silent } from './helpers.js';
+import { Budget } from '../../../src/api/budget/budget.js';
+import { createApiClient } from '../../../src/api/wire/client.js';
+import { InvalidTokenError } from '../../../src/api/errors.js';
+import { createServerApi } from '../../../src/api/server-api.js';
+import { systemClock } from '../../../src/clock.js';
+import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi } from '../../../src/fakes/seller-api.js';
+import { apiConfig, assertNoSecret, silent } from '../helpers.js';
 
 /**
  * A store owner rotates the API token under a running porter: the old token is refused (401), the

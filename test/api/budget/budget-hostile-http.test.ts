@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { createServer, type OutgoingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { createApiClient } from '../../src/api/client.js';
-import { createServerApi } from '../../src/api/server-api.js';
-import { Budget, RETRY_AFTER_MAX_MS } from '../../src/api/budget.js';
-import { SIM_SERVER_ID } from '../../src/fakes/seller-api.js';
-import { FixedWindows } from '../../src/fakes/seller-api-limits.js';
-import { FakeClock } from '../helpers/fake-clock.js';
-import { waitFor } from '../helpers/wait-for.js';
-import { apiConfig, capturingLogger, silent } from './helpers.js';
+import { createApiClient } from '../../../src/api/wire/client.js';
+import { createServerApi } from '../../../src/api/server-api.js';
+import { Budget, RETRY_AFTER_MAX_MS } from '../../../src/api/budget/budget.js';
+import { SIM_SERVER_ID } from '../../../src/fakes/seller-api.js';
+import { FixedWindows } from '../../../src/fakes/seller-api-limits.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+import { waitFor } from '../../helpers/wait-for.js';
+import { apiConfig, capturingLogger, silent } from '../helpers.js';
 
 /**
  * The budget through the real HTTP path against an API that lies in its headers. The API runs on

@@ -1,5 +1,5 @@
-import type { PullResult } from './types.js';
-import { messageOf } from '../errors.js';
+import type { PullResult } from '../types.js';
+import { messageOf } from '../../errors.js';
 
 /**
  * Reading a pull answer without losing the command id. `JSON.parse` turns every number into a

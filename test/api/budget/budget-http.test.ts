@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createApiClient } from '../../src/api/client.js';
-import { RateLimitedError } from '../../src/api/errors.js';
-import { createServerApi } from '../../src/api/server-api.js';
-import { Budget } from '../../src/api/budget.js';
-import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi } from '../../src/fakes/faults/seller-api.js';
-import { FakeClock } from '../helpers/fake-clock.js';
-import { waitFor } from '../helpers/wait-for.js';
-import { apiConfig, silent } from './helpers.js';
+import { createApiClient } from '../../../src/api/wire/client.js';
+import { RateLimitedError } from '../../../src/api/errors.js';
+import { createServerApi } from '../../../src/api/server-api.js';
+import { Budget } from '../../../src/api/budget/budget.js';
+import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi } from '../../../src/fakes/faults/seller-api.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+import { waitFor } from '../../helpers/wait-for.js';
+import { apiConfig, silent } from '../helpers.js';
 
 test('300 calls at a shrunk window (20 per 300 ms): never a 429, never early, and not slower than the budget needs', async () => {
   const perWindow = 20;

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { int64Digits, parsePullBody, readTopLevelId } from '../../src/api/int64-json.js';
+import { int64Digits, parsePullBody, readTopLevelId } from '../../../src/api/wire/int64-json.js';
 
 describe('readTopLevelId', () => {
   test('returns the number literal verbatim, beyond 2^53', () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { truncateReason } from '../../src/api/fail-reason.js';
+import { truncateReason } from '../../../src/api/answers/fail-reason.js';
 
 test('a reason within 1,000 code points is sent as is', () => {
   const reason = '😀'.repeat(1000); // 2,000 UTF-16 units, 1,000 code points

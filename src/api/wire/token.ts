@@ -1,4 +1,4 @@
-import type { SecretBook } from '../secret-book.js';
+import type { SecretBook } from '../../secret-book.js';
 
 /**
  * The API token as the client sends it, and its renewal after a 401: a store owner who rotates
