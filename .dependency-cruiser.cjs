@@ -37,7 +37,7 @@ const DELIVERY_PARTS = [
 /**
  * Inside api/, lowest first: the wire (the client, its transport, connections, routes and token,
  * and the reading of an answer's text) knows nothing of what answers mean; answers/ (the typed
- * error of a status, a pull's claim, the claim gap) reads what the wire
+ * error of a status, a pull's claim, the claim gap, the API's health) reads what the wire
  * returns; the budget paces the calls and turns a 429 into its error. types.ts and errors.ts, the
  * words every part uses, are shared by all; server-api.ts (api/*.ts) uses them all.
  */
