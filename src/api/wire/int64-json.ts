@@ -1,11 +1,13 @@
 import type { PullResult } from '../types.js';
 import { messageOf } from '../../errors.js';
+import { ARRAY_END, ARRAY_START, COLON, JsonTokenizer, OBJECT_END, OBJECT_START, STRING } from '../../json-tokens.js';
 
 /**
  * Reading a pull answer without losing the command id. `JSON.parse` turns every number into a
  * double, so an int64 id above 2^53 comes back with different digits and the report would name
- * another command. The body is therefore parsed twice: `JSON.parse` validates it and gives the
- * `command`, and a small scanner over the raw text returns the top-level `id` literal verbatim.
+ * another command. The body is therefore read twice: `JSON.parse` validates it and gives the
+ * `command`, and the tokenizer (src/json-tokens.ts) over the raw text returns the top-level `id`
+ * literal verbatim.
  */
 
 /** The raw text of the top-level `id` member's value, or undefined when there is none. */
@@ -14,61 +16,10 @@ export type IdLiteral =
   | { readonly kind: 'string'; readonly value: string }
   | { readonly kind: 'other'; readonly text: string };
 
-const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
-
-class Scanner {
-  pos = 0;
-  constructor(readonly text: string) {}
-
-  skipWhitespace(): void {
-    while (this.pos < this.text.length && WHITESPACE.has(this.text[this.pos]!)) this.pos++;
-  }
-
-  peek(): string {
-    if (this.pos >= this.text.length) throw new SyntaxError('unexpected end of JSON');
-    return this.text[this.pos]!;
-  }
-
-  expect(char: string): void {
-    if (this.peek() !== char) throw new SyntaxError(`expected ${char} at ${this.pos}`);
-    this.pos++;
-  }
-
-  /** Moves past the string that starts at `pos`, escapes included. */
-  skipString(): void {
-    this.expect('"');
-    for (;;) {
-      const char = this.peek();
-      this.pos += char === '\\' ? 2 : 1;
-      if (char === '"') return;
-    }
-  }
-
-  /** Skips one value of any type: strings may contain braces, so nesting counts outside strings only. */
-  skipValue(): void {
-    const first = this.peek();
-    if (first === '"') {
-      this.skipString();
-      return;
-    }
-    if (first === '{' || first === '[') {
-      let depth = 0;
-      do {
-        const char = this.peek();
-        if (char === '"') {
-          this.skipString();
-          continue;
-        }
-        if (char === '{' || char === '[') depth++;
-        else if (char === '}' || char === ']') depth--;
-        this.pos++;
-      } while (depth > 0);
-      return;
-    }
-    while (this.pos < this.text.length && !WHITESPACE.has(this.text[this.pos]!) && !',}]'.includes(this.text[this.pos]!)) {
-      this.pos++;
-    }
-  }
+/** The id's raw text as a literal: a string's value, a number's digits as written, else the text. */
+export function idLiteral(raw: string): IdLiteral {
+  if (raw.startsWith('"')) return { kind: 'string', value: JSON.parse(raw) as string };
+  return /^-?\d/.test(raw) ? { kind: 'number', text: raw } : { kind: 'other', text: raw };
 }
 
 /**
@@ -77,31 +28,40 @@ class Scanner {
  * the last one wins, as with `JSON.parse`. Expects valid JSON (parse it first).
  */
 export function readTopLevelId(json: string): IdLiteral | undefined {
-  const scanner = new Scanner(json);
-  scanner.skipWhitespace();
-  if (scanner.peek() !== '{') return undefined;
-  scanner.pos++;
+  let depth = 0;
+  let object = false;
+  /** At depth 1: the member's key has been read (and is `id` when `isId`), its value is next. */
+  let inValue = false;
+  let isId = false;
+  let valueStart = 0;
   let found: IdLiteral | undefined;
-  for (;;) {
-    scanner.skipWhitespace();
-    if (scanner.peek() === '}') return found;
-    const keyStart = scanner.pos;
-    scanner.skipString();
-    const key = JSON.parse(json.slice(keyStart, scanner.pos)) as string;
-    scanner.skipWhitespace();
-    scanner.expect(':');
-    scanner.skipWhitespace();
-    const valueStart = scanner.pos;
-    scanner.skipValue();
-    if (key === 'id') {
-      const raw = json.slice(valueStart, scanner.pos);
-      if (raw.startsWith('"')) found = { kind: 'string', value: JSON.parse(raw) as string };
-      else if (/^-?\d/.test(raw)) found = { kind: 'number', text: raw };
-      else found = { kind: 'other', text: raw };
+  const tokens = new JsonTokenizer((kind, start, end) => {
+    if (depth === 0) {
+      object = kind === OBJECT_START;
+      depth = 1;
+      return;
     }
-    scanner.skipWhitespace();
-    if (scanner.peek() === ',') scanner.pos++;
-  }
+    if (!object || depth < 0) return;
+    if (depth === 1 && !inValue) {
+      if (kind === STRING) {
+        const key = json.slice(start, end);
+        isId = key === '"id"' || (key.includes('\\') && JSON.parse(key) === 'id');
+      } else if (kind === COLON) inValue = true;
+      else if (kind === OBJECT_END) depth = -1; // the end: nothing follows in valid JSON
+      return;
+    }
+    if (depth === 1) valueStart = start;
+    if (kind === OBJECT_START || kind === ARRAY_START) {
+      depth++;
+      return;
+    }
+    if (kind === OBJECT_END || kind === ARRAY_END) depth--;
+    if (depth > 1) return;
+    inValue = false;
+    if (isId) found = idLiteral(json.slice(valueStart, end));
+  });
+  tokens.write(json);
+  return object ? found : undefined;
 }
 
 const INT64_MAX = 2n ** 63n - 1n;

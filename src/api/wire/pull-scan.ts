@@ -1,5 +1,16 @@
 import { Buffer } from 'node:buffer';
-import { int64Digits, type IdLiteral } from './int64-json.js';
+import { idLiteral, int64Digits, type IdLiteral } from './int64-json.js';
+import {
+  ARRAY_END,
+  ARRAY_START,
+  COLON,
+  COMMA,
+  JsonTokenizer,
+  OBJECT_END,
+  OBJECT_START,
+  STRING,
+  type JsonTokenKind,
+} from '../../json-tokens.js';
 import type { PullResult } from '../types.js';
 
 /**
@@ -29,37 +40,48 @@ export interface OversizedPull {
 const MAX_KEY_BYTES = 64;
 /** Longer than any int64 in any JSON spelling ("-9223372036854775808" with quotes and escapes). */
 const MAX_ID_BYTES = 160;
+/** The bytes of earlier chunks kept: enough for a key or an id that began in one of them. */
+const RECENT_BYTES = 256;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const isSpace = (byte: number) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+const NO_BYTES = new Uint8Array(0);
+const utf8 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 
+/**
+ * Reads the stream with the shared tokenizer (src/json-tokens.ts), which keeps no token's text: the
+ * few bytes of a key or an id are taken from the chunk at hand and the end of the ones before it.
+ * Lenient: a fault in the text is read past, never thrown.
+ */
 export class PullBodyScanner {
+  readonly #tokens = new JsonTokenizer((kind, start, end) => this.#token(kind, start, end));
   #bytes = 0;
   #object = false;
   #ended = false;
   /** 0 before the top-level value, 1 inside the top-level object, more inside a nested value. */
   #depth = 0;
-  #inString = false;
-  #escape = false;
   #phase: 'key' | 'colon' | 'value-start' | 'value' = 'key';
-  #key: number[] = [];
-  #keyTooLong = false;
   #member: 'id' | 'command' | undefined;
-  #value: number[] = [];
-  #valueBytes = 0;
-  /** The first byte of the current member's value: a quote for a string. */
-  #first: number | undefined;
+  #valueStart = 0;
+  #valueIsString = false;
+  /** What the member's value came to so far; kept once a ',' or '}' ends it. */
+  #value: IdLiteral | 'too-long' | number | undefined;
   #id: IdLiteral | 'too-long' | undefined;
   #commandBytes: number | undefined;
   #commandIsString = false;
+  #chunk: Uint8Array = NO_BYTES;
+  #chunkAt = 0;
+  #recent: Uint8Array = NO_BYTES;
 
   write(chunk: Uint8Array): void {
+    this.#chunk = chunk;
+    this.#chunkAt = this.#bytes;
     this.#bytes += chunk.length;
-    for (const byte of chunk) {
-      if (this.#ended) return;
-      this.#byte(byte);
-    }
+    if (!this.#ended) this.#tokens.write(chunk);
+    const kept = Math.min(RECENT_BYTES, this.#recent.length + chunk.length);
+    const recent = new Uint8Array(kept);
+    const fromChunk = Math.min(kept, chunk.length);
+    recent.set(this.#recent.subarray(this.#recent.length - (kept - fromChunk)), 0);
+    recent.set(chunk.subarray(chunk.length - fromChunk), kept - fromChunk);
+    this.#recent = recent;
   }
 
   result(limitBytes: number): OversizedPull {
@@ -73,109 +95,98 @@ export class PullBodyScanner {
     };
   }
 
-  #byte(byte: number): void {
+  /** The text of bytes `start` to `end` of the stream, which end in the chunk at hand and began at most RECENT_BYTES before it. */
+  #text(start: number, end: number): string {
+    const inChunk = this.#chunk.subarray(Math.max(0, start - this.#chunkAt), end - this.#chunkAt);
+    if (start >= this.#chunkAt) return utf8(inChunk);
+    const before = this.#recent.subarray(this.#recent.length - (this.#chunkAt - start));
+    return utf8(Buffer.concat([before, inChunk]));
+  }
+
+  #token(kind: JsonTokenKind, start: number, end: number): void {
+    if (this.#ended) return;
     if (this.#depth === 0) {
-      if (isSpace(byte)) return;
-      this.#object = byte === 0x7b; // {
+      this.#object = kind === OBJECT_START;
       if (this.#object) this.#depth = 1;
       else this.#ended = true;
       return;
     }
-    if (this.#inString) {
-      if (this.#escape) this.#escape = false;
-      else if (byte === BACKSLASH) this.#escape = true;
-      else if (byte === QUOTE) this.#inString = false;
-      if (this.#phase === 'key') {
-        this.#keep(byte);
-        if (!this.#inString) this.#phase = 'colon';
-      } else this.#take(byte);
-      return;
-    }
     if (this.#depth > 1) {
-      this.#take(byte);
-      if (byte === QUOTE) this.#inString = true;
-      else if (byte === 0x7b || byte === 0x5b) this.#depth++;
-      else if (byte === 0x7d || byte === 0x5d) this.#depth--;
+      if (kind === OBJECT_START || kind === ARRAY_START) this.#depth++;
+      else if (kind === OBJECT_END || kind === ARRAY_END) {
+        if (--this.#depth === 1) this.#valueEnds(end);
+      }
       return;
     }
     switch (this.#phase) {
       case 'key':
-        if (byte === QUOTE) {
-          this.#key = [byte];
-          this.#keyTooLong = false;
-          this.#inString = true;
-        } else if (byte === 0x7d) this.#ended = true; // } closes the top-level object
+        if (kind === STRING) {
+          this.#member = end - start > MAX_KEY_BYTES ? undefined : memberOf(this.#text(start, end));
+          this.#phase = 'colon';
+        } else if (kind === OBJECT_END) this.#ended = true;
         return;
       case 'colon':
-        if (byte === 0x3a) this.#phase = 'value-start';
+        if (kind === COLON) this.#phase = 'value-start';
         return;
       case 'value-start':
-        if (isSpace(byte)) return;
-        this.#member = this.#keyName();
-        this.#value = [];
-        this.#valueBytes = 0;
-        this.#first = byte;
+        this.#valueStart = start;
+        this.#valueIsString = kind === STRING;
         this.#phase = 'value';
         break;
       case 'value':
         break;
     }
-    if (byte === 0x2c || byte === 0x7d) {
+    if (kind === COMMA || kind === OBJECT_END) {
       // , or }: the member's value is complete.
-      this.#endValue();
+      if (this.#valueStart === start) this.#valueEnds(start);
+      this.#keep();
+      this.#member = undefined;
       this.#phase = 'key';
-      if (byte === 0x7d) this.#ended = true;
+      if (kind === OBJECT_END) this.#ended = true;
       return;
     }
-    if (isSpace(byte)) return;
-    this.#take(byte);
-    if (byte === QUOTE) this.#inString = true;
-    else if (byte === 0x7b || byte === 0x5b) this.#depth++;
+    if (kind === OBJECT_START || kind === ARRAY_START) this.#depth++;
+    else this.#valueEnds(end);
   }
 
-  #keep(byte: number): void {
-    if (this.#key.length < MAX_KEY_BYTES) this.#key.push(byte);
-    else this.#keyTooLong = true;
+  /**
+   * The current member's value ends at `end` (so far: a faulty text may add to it): what a report
+   * needs of it, taken while its bytes are at hand.
+   */
+  #valueEnds(end: number): void {
+    const bytes = end - this.#valueStart;
+    if (this.#member === 'command') this.#value = bytes;
+    else if (this.#member === 'id') this.#value = bytes > MAX_ID_BYTES ? 'too-long' : literal(this.#text(this.#valueStart, end));
   }
 
-  /** A byte of the current member's value: kept for `id`, counted for `command`. */
-  #take(byte: number): void {
-    this.#valueBytes++;
-    if (this.#member === 'id' && this.#value.length <= MAX_ID_BYTES) this.#value.push(byte);
-  }
-
-  #keyName(): 'id' | 'command' | undefined {
-    if (this.#keyTooLong) return undefined;
-    try {
-      // Keys are compared after unescaping ("\u0069d" is id), as JSON.parse does.
-      const key: unknown = JSON.parse(Buffer.from(this.#key).toString('utf8'));
-      return key === 'id' || key === 'command' ? key : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  #endValue(): void {
-    if (this.#member === 'command') {
-      this.#commandIsString = this.#valueBytes >= 2 && this.#first === QUOTE;
-      this.#commandBytes = this.#commandIsString ? this.#valueBytes - 2 : this.#valueBytes;
-    } else if (this.#member === 'id') {
-      this.#id = this.#value.length > MAX_ID_BYTES ? 'too-long' : literal(Buffer.from(this.#value).toString('utf8'));
-    }
-    this.#member = undefined;
+  /** A ',' or '}' ended the member: what its value came to is the last of its key (as JSON.parse keeps). */
+  #keep(): void {
+    const value = this.#value;
+    this.#value = undefined;
+    if (this.#member === 'command' && typeof value === 'number') {
+      this.#commandIsString = value >= 2 && this.#valueIsString;
+      this.#commandBytes = this.#commandIsString ? value - 2 : value;
+    } else if (this.#member === 'id' && value !== undefined && typeof value !== 'number') this.#id = value;
   }
 }
 
-/** The id's text as readTopLevelId would classify it. */
-function literal(raw: string): IdLiteral {
-  if (raw.startsWith('"')) {
-    try {
-      return { kind: 'string', value: JSON.parse(raw) as string };
-    } catch {
-      return { kind: 'other', text: raw };
-    }
+/** Keys are compared after unescaping ("\u0069d" is id), as JSON.parse does. */
+function memberOf(keyText: string): 'id' | 'command' | undefined {
+  try {
+    const key: unknown = JSON.parse(keyText);
+    return key === 'id' || key === 'command' ? key : undefined;
+  } catch {
+    return undefined;
   }
-  return /^-?\d/.test(raw) ? { kind: 'number', text: raw } : { kind: 'other', text: raw };
+}
+
+/** The id's text as readTopLevelId would classify it; a string JSON cannot read is `other`. */
+function literal(raw: string): IdLiteral {
+  try {
+    return idLiteral(raw);
+  } catch {
+    return { kind: 'other', text: raw };
+  }
 }
 
 const SHORTEN = 'nothing was run — shorten the command in the store (or split it into several), then retry it from the dashboard';
