@@ -34,15 +34,31 @@ const DELIVERY_PARTS = [
   { part: 'history/', mayImport: ['state/', 'outcome.ts'] },
 ];
 
+/**
+ * Inside api/, lowest first: the wire (the client, its transport, connections, routes and token,
+ * and the reading of an answer's text) knows nothing of what answers mean; answers/ (the typed
+ * error of a status, a pull's claim, the claim gap, the API's health) reads what the wire
+ * returns; the budget paces the calls and turns a 429 into its error. types.ts and errors.ts, the
+ * words every part uses, are shared by all; server-api.ts (api/*.ts) uses them all.
+ */
+const API_PARTS = [
+  { part: 'types.ts', mayImport: [] },
+  { part: 'errors.ts', mayImport: ['types.ts'] },
+  { part: 'wire/', mayImport: ['types.ts', 'errors.ts'] },
+  { part: 'answers/', mayImport: ['wire/', 'types.ts', 'errors.ts'] },
+  { part: 'budget/', mayImport: ['wire/', 'answers/', 'types.ts', 'errors.ts'] },
+];
+
 const asPattern = (entry) => (entry.endsWith('/') ? entry : `${entry.replaceAll('.', '\\.')}$`);
 
-const deliveryRules = DELIVERY_PARTS.map(({ part, mayImport }) => ({
-  name: `delivery-${part.slice(0, -1)}`,
-  comment: `src/delivery/${part} may import from the rest of delivery/ only ${mayImport.join(' and ') || 'nothing'}`,
-  severity: 'error',
-  from: { path: `^src/delivery/${part}` },
-  to: { path: '^src/delivery/', pathNot: `^src/delivery/(${[part, ...mayImport].map(asPattern).join('|')})` },
-}));
+const partRules = (folder, parts) =>
+  parts.map(({ part, mayImport }) => ({
+    name: `${folder}-${part.replace(/\/$|\.ts$/, '')}`,
+    comment: `src/${folder}/${part} may import from the rest of ${folder}/ only ${mayImport.join(' and ') || 'nothing'}`,
+    severity: 'error',
+    from: { path: `^src/${folder}/${asPattern(part)}` },
+    to: { path: `^src/${folder}/`, pathNot: `^src/${folder}/(${[part, ...mayImport].map(asPattern).join('|')})` },
+  }));
 
 const pathOf = (layer) => (layer === '(root)' ? '^src/[^/]+\\.ts$' : `^src/${layer}/`);
 
@@ -85,7 +101,8 @@ module.exports = {
       to: { path: '^src/fakes/faults/' },
     },
     ...layerRules,
-    ...deliveryRules,
+    ...partRules('delivery', DELIVERY_PARTS),
+    ...partRules('api', API_PARTS),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
-import type { Budget, RouteBudgetSnapshot } from './budget.js';
-import { BudgetedCaller } from './budgeted-call.js';
+import type { Budget, RouteBudgetSnapshot } from './budget/budget.js';
+import { BudgetedCaller } from './budget/budgeted-call.js';
 import type { Clock } from '../clock.js';
-import { ClaimGapWatch } from './claim-gap.js';
-import type { ApiClient, ApiResponse } from './client.js';
+import { ClaimGapWatch } from './answers/claim-gap.js';
+import type { ApiClient, ApiResponse } from './wire/client.js';
 import { ApiTransportError, ReportRefusedError, type CallContext } from './errors.js';
-import { truncateReason } from './fail-reason.js';
-import { errorForAnswer, parseProblem } from './problem.js';
-import { pullResultOf } from './pull-answer.js';
+import { truncateReason } from './answers/fail-reason.js';
+import { errorForAnswer, parseProblem } from './answers/problem.js';
+import { pullResultOf } from './answers/pull-answer.js';
 import type { PullResult, ReportResult, Route, ServerApi } from './types.js';
 
 interface ServerApiOptions {

@@ -1,14 +1,14 @@
 import { serverLabel } from '../config/server-label.js';
 import { storeLabel } from './stores.js';
 import type { Logger } from 'pino';
-import type { ApiClient } from '../api/client.js';
+import type { ApiClient } from '../api/wire/client.js';
 import { createServerApi } from '../api/server-api.js';
-import type { Budget } from '../api/budget.js';
+import type { Budget } from '../api/budget/budget.js';
 import type { Clock } from '../clock.js';
 import type { ResolvedServer } from '../config/schema.js';
 import type { DeliveryLoopOptions, DeliveryObserver } from '../delivery/loop.js';
 import { DeliveryLoop } from '../delivery/loop.js';
-import { idleDelay } from '../api/idle-pacing.js';
+import { idleDelay } from '../api/budget/idle-pacing.js';
 import type { Journal } from '../delivery/journal/journal.js';
 import type { DeliveryHistory } from '../delivery/history/history.js';
 import type { Executor } from '../protocols/executor.js';

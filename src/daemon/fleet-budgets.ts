@@ -1,4 +1,4 @@
-import { Budget, type BudgetSettings } from '../api/budget.js';
+import { Budget, type BudgetSettings } from '../api/budget/budget.js';
 import { startDeadline, type Clock } from '../clock.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { Budget } from '../api/budget.js';
-import type { ApiClient } from '../api/client.js';
+import type { Budget } from '../api/budget/budget.js';
+import type { ApiClient } from '../api/wire/client.js';
 import type { InvalidTokenError, ScopeMissingError } from '../api/errors.js';
 import type { Config, ResolvedServer } from '../config/schema.js';
 import { webhookSecretOf } from '../config/webhook-secret.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { ApiClient } from '../api/client.js';
-import type { Budget } from '../api/budget.js';
+import type { ApiClient } from '../api/wire/client.js';
+import type { Budget } from '../api/budget/budget.js';
 import { createServerApi } from '../api/server-api.js';
 import { startDeadline, type Clock } from '../clock.js';
 import type { Config } from '../config/schema.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { createApiClient, createApiOrigin, type ApiClient, type ApiOrigin } from '../api/client.js';
+import { createApiClient, createApiOrigin, type ApiClient, type ApiOrigin } from '../api/wire/client.js';
 import { InvalidTokenError, ScopeMissingError } from '../api/errors.js';
-import { parseBaseUrl } from '../api/routes.js';
+import { parseBaseUrl } from '../api/wire/routes.js';
 import { DEFAULT_STORE_LABEL, type Config, type StoreApi } from '../config/schema.js';
 import type { SecretBook } from '../secret-book.js';
 
@@ -46,7 +46,7 @@ export function clientSettings(api: StoreApi): unknown {
  * One API client per store, and one connection pool per API origin shared by the clients of every
  * store there: a hosting company with a hundred stores on one platform keeps one set of
  * keep-alive connections to it, each request still carries its own store's token, and each
- * store has its fair share of the connections (src/api/connection-share.ts).
+ * store has its fair share of the connections (src/api/wire/connection-share.ts).
  */
 export class StoreClients {
   readonly #logger: Logger;

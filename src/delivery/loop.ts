@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { ApiHealth } from '../api/answers/api-health.js';
 import { PlanRequiredError, RateLimitedError } from '../api/errors.js';
 import type { PullResult, ServerApi } from '../api/types.js';
 import type { Clock } from '../clock.js';
@@ -98,6 +99,7 @@ export class DeliveryLoop {
   readonly #log: Logger;
   readonly #wake = new WakeSignal();
   readonly #reporter: Reporter;
+  readonly #apiHealth: ApiHealth;
   #lastDeliveryAt: number | undefined;
   #inHand: string | undefined;
 
@@ -106,7 +108,9 @@ export class DeliveryLoop {
     // The caller's logger already names the server.
     this.#log = options.logger;
     const { serverId, api, journal, clock, logger, scrub, history } = options;
-    this.#reporter = new Reporter({ serverId, api, journal, clock, logger, ...(scrub && { scrub }), ...(history && { history }) });
+    const health = new ApiHealth(logger);
+    this.#apiHealth = health;
+    this.#reporter = new Reporter({ serverId, api, journal, clock, logger, health, ...(scrub && { scrub }), ...(history && { history }) });
   }
 
   /** A player joined: their online-only commands just became runnable, so pull now. */
@@ -116,8 +120,8 @@ export class DeliveryLoop {
 
   health(): LoopHealth {
     return {
-      lastApiSuccessAt: this.#reporter.health.lastSuccessAt,
-      lastApiError: this.#reporter.health.lastError,
+      lastApiSuccessAt: this.#apiHealth.lastSuccessAt,
+      lastApiError: this.#apiHealth.lastError,
       lastDeliveryAt: this.#lastDeliveryAt,
       inHand: this.#inHand,
     };
@@ -153,7 +157,7 @@ export class DeliveryLoop {
         // The pull itself is not aborted by stop: a command it claims is run (graceful stop). Whether
         // to claim is decided again once it waited for the budget and a connection, as it is sent.
         const result = await this.#o.api.pull(online, signals.hard, () => this.#assertMayClaim(signals.stop));
-        this.#reporter.health.succeeded(this.#o.clock.now());
+        this.#apiHealth.succeeded(this.#o.clock.now());
         failures = 0;
         await this.#handlePull(result, signals);
       } catch (error) {
@@ -169,7 +173,7 @@ export class DeliveryLoop {
           await this.#o.clock.sleep(GAME_SERVER_RECHECK_MS, signals.stop).catch(() => undefined);
           continue;
         }
-        const wait = this.#reporter.pauseAfter(error, failures++);
+        const wait = this.#apiHealth.pauseAfter(error, failures++);
         if (!(error instanceof RateLimitedError) && !(error instanceof PlanRequiredError)) {
           this.#log.warn({ event: 'pull.failed', err: messageOf(error), retryInMs: wait }, 'pull failed; backing off');
         }

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import { PlanRequiredError, RateLimitedError, ReportRefusedError } from '../api/errors.js';
+import { ApiHealth } from '../api/answers/api-health.js';
+import { ReportRefusedError } from '../api/errors.js';
 import type { ServerApi } from '../api/types.js';
 import type { Clock } from '../clock.js';
 import { isConfigurationError, messageOf } from '../errors.js';
-import { backoffDelay, type BackoffPolicy } from '../net/backoff.js';
 import type { FailureKind, SettledDelivery } from './history/history-record.js';
 import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from './journal/journal.js';
 
@@ -16,10 +16,6 @@ import { JournalWriteError, type Journal, type JournalEntry, type Outcome } from
  * what it claimed.
  */
 
-const PLAN_RETRY_MS = 60_000;
-/** API trouble (5xx, timeouts, resets) and reports not yet accepted: 0.5 s doubling up to 30 s. */
-const API_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 30_000 };
-
 interface ReporterOptions {
   readonly serverId: string;
   /** Only its report routes are used. */
@@ -31,6 +27,8 @@ interface ReporterOptions {
   /** Removes every secret porter holds from a text: each failure reason passes through it. */
   readonly scrub?: (text: string) => string;
   readonly history?: { record(delivery: SettledDelivery): void };
+  /** The API's health as this server's calls find it, shared with its pulls; one of its own without. */
+  readonly health?: ApiHealth;
 }
 
 /** What the history shows of a command whose report the API refused for good, where porter knows it. */
@@ -39,31 +37,13 @@ interface ReportedCommand {
   readonly failure?: FailureKind | undefined;
 }
 
-/** The API's last answers, for /healthz: when a call last succeeded, and why the last one failed. */
-class ApiHealth {
-  lastSuccessAt: number | undefined;
-  lastError: string | undefined;
-
-  succeeded(now: number): void {
-    this.lastSuccessAt = now;
-    this.lastError = undefined;
-  }
-
-  /** What /healthz shows of an API failure: porter's own message without the API's free-text `detail`, which it does not control. */
-  failed(error: unknown): void {
-    const message = messageOf(error);
-    const detail = (error as { detail?: unknown }).detail;
-    this.lastError = typeof detail === 'string' && detail.length > 0 ? message.split(detail).join('(detail omitted)') : message;
-  }
-}
-
 export class Reporter {
   readonly #o: ReporterOptions;
-  readonly health: ApiHealth;
+  readonly #health: ApiHealth;
 
-  constructor(options: ReporterOptions, health: ApiHealth = new ApiHealth()) {
+  constructor(options: ReporterOptions) {
     this.#o = options;
-    this.health = health;
+    this.#health = options.health ?? new ApiHealth(options.logger);
   }
 
   /**
@@ -104,7 +84,7 @@ export class Reporter {
     for (let attempt = 0; !hard.aborted; attempt++) {
       try {
         const answer = outcome.result === 'done' ? await api.done(id, hard) : await api.fail(id, outcome.reason, hard);
-        this.health.succeeded(clock.now());
+        this.#health.succeeded(clock.now());
         // At info (docs/design.md#the-api-contract): a repeat after a crash or a lost answer meets a 409 by design.
         if (answer !== 'accepted') {
           logger.info(
@@ -121,7 +101,7 @@ export class Reporter {
           this.#giveUp(id, outcome, about, error);
           return;
         }
-        const wait = this.pauseAfter(error, attempt);
+        const wait = this.#health.pauseAfter(error, attempt);
         logger.warn(
           { event: 'report.retry', id, attempt, retryInMs: wait, err: messageOf(error) },
           'report not accepted yet; it stays in the journal and is retried',
@@ -133,21 +113,6 @@ export class Reporter {
       { event: 'report.pending', id },
       'stopped before the report was accepted: it stays in the journal and is reported on the next start',
     );
-  }
-
-  /** How long to pause after a failed API call (a pull's too), noting it for /healthz. */
-  pauseAfter(error: unknown, attempt: number): number {
-    this.health.failed(error);
-    // The budget already knows the Retry-After (at least its floor) and holds the next call.
-    if (error instanceof RateLimitedError) return 0;
-    if (error instanceof PlanRequiredError) {
-      this.#o.logger.error(
-        { event: 'api.plan.missing', err: messageOf(error) },
-        `the store's plan does not include API access (402): retrying every ${PLAN_RETRY_MS / 1000} s`,
-      );
-      return PLAN_RETRY_MS;
-    }
-    return backoffDelay(attempt + 1, API_BACKOFF);
   }
 
   /** The outcome made durable before it is reported; a failed write is logged and reported all the same. */
@@ -182,7 +147,7 @@ export class Reporter {
     const { serverId, clock, journal, history, logger } = this.#o;
     const code = loggableCode(error.apiCode);
     const answer = code === undefined ? String(error.status) : `${error.status} ${code}`;
-    this.health.failed(error);
+    this.#health.failed(error);
     logger.error(
       { event: 'report.refused', id, outcome: outcome.result, status: error.status, apiCode: code },
       `the API refused this report for good (${answer}): given up and recorded in the delivery history; settle the command in the store dashboard. Deliveries go on`,

@@ -2,7 +2,7 @@ import { serverLabel } from '../config/server-label.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../clock.js';
 import type { DeliveryObserver } from '../delivery/loop.js';
-import type { RouteBudgetSnapshot } from '../api/budget.js';
+import type { RouteBudgetSnapshot } from '../api/budget/budget.js';
 import type { HealthServerPart, HealthSource } from './source.js';
 import { evaluateHealth, type HealthPolicy } from './status.js';
 import { WEBHOOK_OUTCOMES, type WebhookOutcome } from '../webhook/outcome.js';

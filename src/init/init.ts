@@ -1,7 +1,7 @@
 import { relative, resolve } from 'node:path';
 import { ConfigError, CredentialsError } from '../errors.js';
 import { secretFileValue } from '../config/secrets.js';
-import type { ServerSummary } from '../api/token-check.js';
+import type { ServerSummary } from '../api/answers/token-check.js';
 import { chooseGameServer, type GameSetup } from './game-step.js';
 import { withEnvironment, type InitOptions } from './options.js';
 import { InitCancelledError, type Prompter } from './prompter.js';

@@ -1,4 +1,4 @@
-import type { ServerSummary } from '../api/token-check.js';
+import type { ServerSummary } from '../api/answers/token-check.js';
 import { ConfigError } from '../errors.js';
 import type { Prompter } from './prompter.js';
 

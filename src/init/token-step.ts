@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
-import { createApiClient } from '../api/client.js';
-import { checkToken, type ServerSummary } from '../api/token-check.js';
+import { createApiClient } from '../api/wire/client.js';
+import { checkToken, type ServerSummary } from '../api/answers/token-check.js';
 import { apiSchema } from '../config/schema.js';
 import { describeIssues } from '../config/issues.js';
 import { ApiTransportError, type TransportFailure } from '../api/errors.js';

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { createApiClient, type ApiClient } from '../../src/api/wire/client.js';
 import {
   ApiServerError,
   ApiTransportError,
@@ -11,7 +11,7 @@ import {
   UnknownServerError,
 } from '../../src/api/errors.js';
 import { createServerApi } from '../../src/api/server-api.js';
-import { Budget } from '../../src/api/budget.js';
+import { Budget } from '../../src/api/budget/budget.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import { CredentialsError, exitCodeOf, isConfigurationError } from '../../src/errors.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/faults/seller-api.js';

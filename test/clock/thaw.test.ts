@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
-import { createApiClient } from '../../src/api/client.js';
+import { createApiClient } from '../../src/api/wire/client.js';
 import { ApiTransportError } from '../../src/api/errors.js';
 import { startDeadline, systemClock, type Clock } from '../../src/clock.js';
 import { OutcomeUnknownError } from '../../src/errors.js';

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { Budget, BudgetSettings } from '../../src/api/budget.js';
+import type { Budget, BudgetSettings } from '../../src/api/budget/budget.js';
 import type { Route } from '../../src/api/types.js';
 import { FleetBudgets } from '../../src/daemon/fleet-budgets.js';
 import { FakeClock } from '../helpers/fake-clock.js';

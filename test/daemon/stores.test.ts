@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { checkToken } from '../../src/api/token-check.js';
+import { checkToken } from '../../src/api/answers/token-check.js';
 import { systemClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';

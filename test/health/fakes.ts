@@ -1,5 +1,5 @@
 import type { ServerApiStats } from '../../src/api/server-api.js';
-import type { RouteBudgetSnapshot } from '../../src/api/budget.js';
+import type { RouteBudgetSnapshot } from '../../src/api/budget/budget.js';
 import type { Clock } from '../../src/clock.js';
 import type { LoopHealth } from '../../src/delivery/loop.js';
 import type { HealthServerPart, HealthSource } from '../../src/health/source.js';

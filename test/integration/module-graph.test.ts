@@ -94,6 +94,6 @@ describe('what reading a configuration loads', () => {
   });
 
   test('the check is able to see undici where it is loaded', () => {
-    assert.ok(loadedAfter(importing(['api/client.js'])).packages.includes('undici'));
+    assert.ok(loadedAfter(importing(['api/wire/client.js'])).packages.includes('undici'));
   });
 });

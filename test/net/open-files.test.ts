@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { toTransportError } from '../../src/api/transport.js';
+import { toTransportError } from '../../src/api/wire/transport.js';
 import { isOutOfFiles, parseOpenFileLimit } from '../../src/net/open-files.js';
 
 const LIMITS = `Limit                     Soft Limit           Hard Limit           Units
