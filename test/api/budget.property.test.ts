@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Budget, BudgetExceededError, RETRY_AFTER_FLOOR_MS, RETRY_AFTER_MAX_MS, type BudgetSettings } from '../../src/api/budget.js';
 import { EXACT_UP_TO } from '../../src/api/budget-log.js';
-import { FixedWindows } from '../../src/fakes/seller-api-limits.js';
+import { FixedWindows } from '../../src/sim/seller-api-limits.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 /**

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventBody, post, sendEvent, signedHeaders } from '../fakes/webhook-sender.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/faults/rcon-server.js';
+import { startRconServer, type FakeRconServer } from '../../src/sim/faults/rcon-server.js';
 import { gate, RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type PorterProcess, type TestBed } from './harness.js';
 
 /**
