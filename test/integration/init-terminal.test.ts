@@ -9,7 +9,7 @@ import { startRconServer } from '../../src/sim/faults/rcon-server.js';
 import { startTelnetServer } from '../../src/sim/telnet-server.js';
 import { startTShockServer } from '../../src/sim/tshock-server.js';
 import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
-import { FakeWebRconServer } from '../fakes/webrcon-server.js';
+import { FakeWebRconServer } from '../peers/webrcon-server.js';
 import { Terminal } from '../helpers/tmux.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { CLI, isSettled, WAIT } from './harness.js';
