@@ -1,6 +1,6 @@
 import { GAMES } from '../games/registry.js';
 import type { DemoScenario } from '../games/record.js';
-import type { TransportType } from '../protocols/descriptors.js';
+import type { TransportType } from '../protocols/transport-registry.js';
 import type { DemoGameName } from './demo-game-names.js';
 
 /**

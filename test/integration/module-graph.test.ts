@@ -59,11 +59,11 @@ const CONFIG_SIDE = [
   ...readdirSync(fileURLToPath(new URL('config/', SRC)))
     .filter((file) => file.endsWith('.js'))
     .map((file) => `config/${file}`),
-  'protocols/descriptors.js',
+  'protocols/transport-registry.js',
 ];
 
 /** What a transport's config needs: its descriptor, the descriptors' helpers and their list; never its runtime. */
-const DESCRIPTOR = /^protocols\/(descriptor|descriptors|[^/]+\/descriptor)\.js$/;
+const DESCRIPTOR = /^protocols\/(transport-descriptor|transport-registry|[^/]+\/descriptor)\.js$/;
 
 describe('what reading a configuration loads', () => {
   const config = loadedAfter(importing(CONFIG_SIDE));

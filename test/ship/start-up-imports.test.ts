@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { TRANSPORTS } from '../../src/protocols/descriptors.js';
+import { TRANSPORTS } from '../../src/protocols/transport-registry.js';
 import { repoPath } from './repo.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { battleyeTransport } from './battleye/descriptor.js';
-import type { ResolveContext, ResolvedOf } from './descriptor.js';
+import type { ResolveContext, ResolvedOf } from './transport-descriptor.js';
 import { rconTransport } from './rcon/descriptor.js';
 import { scriptTransport } from './script/descriptor.js';
 import { telnetTransport } from './telnet/descriptor.js';

@@ -6,7 +6,7 @@ import { systemClock } from '../../src/clock.js';
 import { resolveServer } from '../../src/config/resolve-server.js';
 import { serverSchema } from '../../src/config/schema.js';
 import { GAMES } from '../../src/games/registry.js';
-import { TRANSPORTS } from '../../src/protocols/descriptors.js';
+import { TRANSPORTS } from '../../src/protocols/transport-registry.js';
 import { createExecutor } from '../../src/protocols/executors.js';
 
 const logger = pino({ level: 'silent' });
