@@ -8,7 +8,7 @@ const LAYERS = [
   'games', // what each game prints and refuses
   'policy', // command policy and failure patterns, over a game
   'net', // the reconnecting link and backoff
-  'protocols', // the transports: each one's descriptor (listed in transport-registry.ts) and executor (loaded by type, executors.ts)
+  'protocols', // the transports: each one's descriptor (listed in transport-registry.ts) and executor (loaded by type, executor-registry.ts)
   'sim', // the simulators: the simulated Seller API and game servers, over the protocols' wire formats (demo, tests, bench)
   'config', // the schema, assembled from the transport list: the one place configuration is validated
   'players', // who is online: cache, normalisation, player-list scripts

@@ -36,7 +36,10 @@ export function registerRcon(program: Command, secrets: SecretBook): void {
             `server ${serverLabel(server)} uses a ${server.executor.type} executor, which has no console: run the ${server.executor.type} itself to test it${consoles.length > 0 ? `, or use --server with one of ${consoles.join(', ')}` : ''}`,
           );
         }
-        const [{ gameFor }, { createExecutor }] = await Promise.all([import('../games/registry.js'), import('../protocols/executors.js')]);
+        const [{ gameFor }, { createExecutor }] = await Promise.all([
+          import('../games/registry.js'),
+          import('../protocols/executor-registry.js'),
+        ]);
         const executor = await createExecutor(server.executor, {
           logger: await commandLogger(config, secrets),
           clock: systemClock,

@@ -83,7 +83,7 @@ describe('what reading a configuration loads', () => {
     const section = { type: 'script', exec: ['/bin/true'], timeoutMs: 1000 };
     const built = loadedAfter(`
       const [{ createExecutor }, { systemClock }, { pino }] = await Promise.all([
-        import(${JSON.stringify(new URL('protocols/executors.js', SRC).href)}),
+        import(${JSON.stringify(new URL('protocols/executor-registry.js', SRC).href)}),
         import(${JSON.stringify(new URL('clock.js', SRC).href)}),
         import('pino'),
       ]);

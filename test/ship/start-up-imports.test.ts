@@ -89,7 +89,7 @@ describe("the bin's start-up imports", () => {
 
 /**
  * Each transport's executor is imported when a server of its type is built
- * (src/protocols/executors.ts), never with the config: the bundle makes every one a chunk of its
+ * (src/protocols/executor-registry.ts), never with the config: the bundle makes every one a chunk of its
  * own (named after its file, executor.ts), which no chunk imports statically.
  */
 describe("the bundle's executors", () => {
