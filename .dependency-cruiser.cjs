@@ -8,8 +8,8 @@ const LAYERS = [
   'games', // what each game prints and refuses
   'policy', // command policy and failure patterns, over a game
   'net', // the reconnecting link and backoff
-  'protocols', // the transports: each one's descriptor (listed in descriptors.ts) and executor (loaded by type, executors.ts)
-  'fakes', // the simulated Seller API and game servers, over the protocols' wire formats (demo, tests, bench)
+  'protocols', // the transports: each one's descriptor (listed in transport-registry.ts) and executor (loaded by type, executor-registry.ts)
+  'sim', // the simulators: the simulated Seller API and game servers, over the protocols' wire formats (demo, tests, bench)
   'config', // the schema, assembled from the transport list: the one place configuration is validated
   'players', // who is online: cache, normalisation, player-list scripts
   'api', // the Seller API client and the budget that guards it
@@ -18,7 +18,7 @@ const LAYERS = [
   'health', // /healthz and /metrics
   'agones', // following an Agones GameServer's state
   'daemon', // assembles one loop per server
-  'demo', // porter demo and porter sim: the daemon against the fakes
+  'demo', // porter demo and porter sim: the daemon against the simulators
   'init', // porter init: finding a game server's settings on this machine
   'cli', // the commands
 ];
@@ -93,12 +93,12 @@ module.exports = {
       to: {},
     },
     {
-      name: 'fakes-faults-for-tests',
+      name: 'sim-faults-for-tests',
       comment:
-        'src/fakes/faults/ is what only the tests and the benchmarks do to a simulator: nothing porter ships (porter demo and porter sim among it) may load it.',
+        'src/sim/faults/ is what only the tests and the benchmarks do to a simulator: nothing porter ships (porter demo and porter sim among it) may load it.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/fakes/faults/' },
-      to: { path: '^src/fakes/faults/' },
+      from: { path: '^src/', pathNot: '^src/sim/faults/' },
+      to: { path: '^src/sim/faults/' },
     },
     ...layerRules,
     ...partRules('delivery', DELIVERY_PARTS),

@@ -34,7 +34,7 @@ export default tseslint.config(
     // A function reads in one screen (issue: composition roots). The simulators are exempt: each
     // plays a whole server in one closure over its state, as a test double should.
     files: ['src/**/*.ts'],
-    ignores: ['src/fakes/**'],
+    ignores: ['src/sim/**'],
     rules: {
       'max-lines-per-function': ['error', { max: 80 }],
       // A thrown string or undefined has no message: the cast hid it and logged `undefined`.

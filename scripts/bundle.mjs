@@ -1,7 +1,7 @@
 // Bundles the CLI into dist/bundle/ so `porter` starts without resolving and reading hundreds of
 // module files: on Node 20 module loading was ~270 ms of a ~380 ms start → first pull.
 // Dynamic imports (the demo's simulators, prom-client for /metrics, and each transport's executor,
-// src/protocols/executors.ts) stay separate chunks and load only when used: a daemon whose servers
+// src/protocols/executor-registry.ts) stay separate chunks and load only when used: a daemon whose servers
 // all speak RCON never reads the WebRCON, telnet, BattlEye, TShock or script code, and pino-pretty
 // is read only on a TTY. Every dependency is inlined, so the npm package depends on nothing.
 import { writeFileSync } from 'node:fs';

@@ -7,7 +7,7 @@ import { sleep, until } from '../lib/wait.js';
 import { porterOptions, type Benchmark, type BenchContext } from '../lib/context.js';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { SIM_SERVER_ID, SIM_TOKEN } from '../../src/fakes/seller-api.js';
+import { SIM_SERVER_ID, SIM_TOKEN } from '../../src/sim/seller-api.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleDepsFloor } from '../lib/deps-floor-bundle.js';

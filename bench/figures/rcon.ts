@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { startRconServer } from '../../src/fakes/rcon-server.js';
+import { startRconServer } from '../../src/sim/rcon-server.js';
 import { figure, type BenchResult, type Figure } from '../lib/figure.js';
 import { round } from '../lib/stats.js';
 import type { Benchmark, BenchContext } from '../lib/context.js';

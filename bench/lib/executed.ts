@@ -1,4 +1,4 @@
-import type { FakeRconServer } from '../../src/fakes/rcon-server.js';
+import type { FakeRconServer } from '../../src/sim/rcon-server.js';
 
 /** Finds when the game server ran a command, scanning its log only from where it left off. */
 export class ExecutedLog {

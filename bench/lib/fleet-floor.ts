@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { SIM_TOKEN } from '../../src/fakes/seller-api.js';
+import { SIM_TOKEN } from '../../src/sim/seller-api.js';
 import { cpuMs } from './proc.js';
 import { sleep, until } from './wait.js';
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A minimal Seller API for the 50,000-command CPU and memory run: pull, done and fail with the
- * same status codes, bodies and rate-limit headers as src/fakes/seller-api.ts, but an O(1) queue and
+ * same status codes, bodies and rate-limit headers as src/sim/seller-api.ts, but an O(1) queue and
  * no budget. The simulator keeps every command it ever queued and scans them all on each pull, so
  * tens of thousands of commands in, the harness rather than porter would set the pace (measured:
  * 270 deliveries/s at the start, 130/s at 50,000). Here porter is the only bottleneck.

@@ -1,4 +1,4 @@
-import type { FakeSellerApi, SimRequest } from '../../src/fakes/seller-api.js';
+import type { FakeSellerApi, SimRequest } from '../../src/sim/seller-api.js';
 
 /**
  * Reads the fake API's request log incrementally (it only grows), so polling it during a run of

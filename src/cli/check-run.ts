@@ -7,7 +7,7 @@ import { checkToken as proveToken } from '../api/answers/token-check.js';
 import { systemClock } from '../clock.js';
 import type { Config, ResolvedServer, StoreApi } from '../config/schema.js';
 import { DEFAULT_STORE_LABEL } from '../config/schema.js';
-import { createExecutor } from '../protocols/executors.js';
+import { createExecutor } from '../protocols/executor-registry.js';
 import { exitCodeOf, messageOf } from '../errors.js';
 import type { SecretBook } from '../secret-book.js';
 import { playerReader, playerSourceLabel } from '../players/reader.js';

@@ -19,7 +19,7 @@ export function registerPlayers(program: Command, secrets: SecretBook): void {
         const server = pickServer(config, options.server);
         const logger = await commandLogger(config, secrets);
         const [{ createExecutor }, { playerReader }, { normalizeIdentifiers }, { gameFor }] = await Promise.all([
-          import('../protocols/executors.js'),
+          import('../protocols/executor-registry.js'),
           import('../players/reader.js'),
           import('../players/normalize.js'),
           import('../games/registry.js'),

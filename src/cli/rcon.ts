@@ -1,6 +1,6 @@
 import type { ResolvedServer } from '../config/schema.js';
 import { serverLabel } from '../config/server-label.js';
-import type { TransportDescriptor } from '../protocols/descriptor.js';
+import type { TransportDescriptor } from '../protocols/transport-descriptor.js';
 import type { Command } from 'commander';
 import { systemClock } from '../clock.js';
 import { UsageError } from '../errors.js';
@@ -24,7 +24,7 @@ export function registerRcon(program: Command, secrets: SecretBook): void {
         const server = pickServer(config, options.server);
         // Loaded here, not at the top: the transport list builds zod schemas, and every command's
         // start-up (porter --help among them) would pay for that.
-        const { transportOf } = await import('../protocols/descriptors.js');
+        const { transportOf } = await import('../protocols/transport-registry.js');
         const hasConsole = (s: ResolvedServer) => {
           const transport: TransportDescriptor = transportOf(s.executor.type);
           return transport.console !== undefined;
@@ -36,7 +36,10 @@ export function registerRcon(program: Command, secrets: SecretBook): void {
             `server ${serverLabel(server)} uses a ${server.executor.type} executor, which has no console: run the ${server.executor.type} itself to test it${consoles.length > 0 ? `, or use --server with one of ${consoles.join(', ')}` : ''}`,
           );
         }
-        const [{ gameFor }, { createExecutor }] = await Promise.all([import('../games/registry.js'), import('../protocols/executors.js')]);
+        const [{ gameFor }, { createExecutor }] = await Promise.all([
+          import('../games/registry.js'),
+          import('../protocols/executor-registry.js'),
+        ]);
         const executor = await createExecutor(server.executor, {
           logger: await commandLogger(config, secrets),
           clock: systemClock,

@@ -1,4 +1,4 @@
-import { TRANSPORTS } from '../protocols/descriptors.js';
+import { TRANSPORTS } from '../protocols/transport-registry.js';
 import { executorJsonSchemas, type ExecutorJsonSchema } from './json-schema.js';
 
 /**

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
-import type { TransportDescriptor } from '../protocols/descriptor.js';
-import { transportOf } from '../protocols/descriptors.js';
+import type { TransportDescriptor } from '../protocols/transport-descriptor.js';
+import { transportOf } from '../protocols/transport-registry.js';
 import { isHeaderSafe } from '../header-safe.js';
 import { MIN_SCRUB_LENGTH } from '../scrub.js';
 import { ConfigInvalidError } from './errors.js';

@@ -1,5 +1,5 @@
-import { resolveExecutable } from '../protocols/descriptor.js';
-import { resolveExecutor, transportOf } from '../protocols/descriptors.js';
+import { resolveExecutable } from '../protocols/transport-descriptor.js';
+import { resolveExecutor, transportOf } from '../protocols/transport-registry.js';
 import { playersSchema } from './schema.js';
 import type { PlayersConfig, ResolvedServer, ServerConfig } from './schema.js';
 

@@ -1,7 +1,7 @@
 import { GAME_NAMES } from '../games/registry.js';
 import { z } from 'zod';
-import { port, positiveMs, problemsOf } from '../protocols/descriptor.js';
-import { executorSchema, TRANSPORTS, type ResolvedExecutor } from '../protocols/descriptors.js';
+import { port, positiveMs, problemsOf } from '../protocols/transport-descriptor.js';
+import { executorSchema, TRANSPORTS, type ResolvedExecutor } from '../protocols/transport-registry.js';
 import { ruleProblem } from '../policy/rule-syntax.js';
 import { baseUrlProblems } from './base-url.js';
 import { LISTEN_FORM, parseListenAddress } from './listen-address.js';

@@ -17,7 +17,7 @@ import { playerReader } from '../players/reader.js';
 import { gameFor } from '../games/registry.js';
 import { compileCommandPolicy } from '../policy/command-policy.js';
 import { compileFailurePatterns, failureIn } from '../policy/failure-patterns.js';
-import { createExecutor } from '../protocols/executors.js';
+import { createExecutor } from '../protocols/executor-registry.js';
 
 /** Everything one configured server needs, assembled when it starts (at start-up or after a reload). */
 export interface ServerParts {

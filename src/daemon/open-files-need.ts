@@ -1,6 +1,6 @@
 import type { Config, ResolvedServer } from '../config/schema.js';
 import { apiConnectionCap, outOfFilesAdvice, type OpenFileLimit } from '../net/open-files.js';
-import { transportOf } from '../protocols/descriptors.js';
+import { transportOf } from '../protocols/transport-registry.js';
 
 /**
  * How many descriptors a configuration needs, counted from what porter really opens: what each

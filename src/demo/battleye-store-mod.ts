@@ -1,4 +1,4 @@
-import type { BattlEyeCommandHandler } from '../fakes/battleye-server.js';
+import type { BattlEyeCommandHandler } from '../sim/battleye-server.js';
 
 /**
  * For `porter demo --game dayz`: vanilla DayZ has no RCon command that gives an item, so stores

@@ -1,6 +1,6 @@
 import { GAMES } from '../games/registry.js';
 import type { DemoScenario } from '../games/record.js';
-import type { TransportType } from '../protocols/descriptors.js';
+import type { TransportType } from '../protocols/transport-registry.js';
 import type { DemoGameName } from './demo-game-names.js';
 
 /**
@@ -20,7 +20,7 @@ export interface DemoGameServer {
   close(): Promise<void>;
 }
 
-/** What every simulated game server in src/fakes offers the demo. */
+/** What every simulated game server in src/sim offers the demo. */
 interface SimulatedGame {
   readonly host: string;
   readonly port: number;
@@ -50,19 +50,19 @@ export interface DemoGame extends DemoScenario {
 type Simulator = (game: DemoGameName, password: string, online: readonly string[]) => Promise<DemoGameServer>;
 
 async function rconGame(game: DemoGameName, password: string, online: readonly string[]): Promise<DemoGameServer> {
-  const { startRconServer } = await import('../fakes/rcon-server.js');
+  const { startRconServer } = await import('../sim/rcon-server.js');
   const server = await startRconServer({ password, game, players: [...online] });
   return demoServer(server, 'rcon', `RCON ${server.host}:${server.port}`);
 }
 
 async function telnetGame(_game: DemoGameName, password: string, online: readonly string[]): Promise<DemoGameServer> {
-  const { startTelnetServer } = await import('../fakes/telnet-server.js');
+  const { startTelnetServer } = await import('../sim/telnet-server.js');
   const server = await startTelnetServer({ password, players: [...online] });
   return demoServer(server, 'telnet', `telnet ${server.host}:${server.port}`);
 }
 
 async function tshockGame(_game: DemoGameName, token: string, online: readonly string[]): Promise<DemoGameServer> {
-  const { startTShockServer } = await import('../fakes/tshock-server.js');
+  const { startTShockServer } = await import('../sim/tshock-server.js');
   const server = await startTShockServer({ token, players: [...online] });
   return demoServer(server, 'tshock', `TShock REST ${server.url}`);
 }
@@ -70,7 +70,7 @@ async function tshockGame(_game: DemoGameName, token: string, online: readonly s
 /** Vanilla BattlEye games give no item over RCon: the demo's server runs a store mod in its place (battleye-store-mod.ts). */
 async function battleyeGame(_game: DemoGameName, password: string, online: readonly string[]): Promise<DemoGameServer> {
   const [{ startBattlEyeServer }, { demoStoreMod }] = await Promise.all([
-    import('../fakes/battleye-server.js'),
+    import('../sim/battleye-server.js'),
     import('./battleye-store-mod.js'),
   ]);
   const server = await startBattlEyeServer({ password, players: [...online], mod: demoStoreMod });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DemoGameName } from './demo-game-names.js';
 import { demoGame, type DemoGame, type DemoGameServer } from './demo-games.js';
 import { PLAYER_PLACEHOLDER } from './sim-purchase.js';
-import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi, type SimCommand } from '../fakes/seller-api.js';
+import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi, type SimCommand } from '../sim/seller-api.js';
 
 /**
  * A simulated store and one simulated game server, as `porter demo` and `porter sim` run them:

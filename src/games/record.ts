@@ -21,7 +21,7 @@ export interface DemoPurchase {
 /**
  * What `porter demo --game` and `porter sim --game` play for a game: who is online, who joins, who
  * never comes, what is bought. The demo starts the simulator of the game's console transport
- * (src/demo/demo-games.ts), which answers as the game does (src/fakes/consoles.ts, by the game's id).
+ * (src/demo/demo-games.ts), which answers as the game does (src/sim/consoles/<id>.ts, picked by src/sim/rcon-consoles.ts).
  */
 export interface DemoScenario {
   /** The game server's name in the demo's banner. */
@@ -46,7 +46,7 @@ export interface PlayersChoice {
 /**
  * One game, described once, under one id: the value of `players.preset` (and of init's and the
  * demo's `--game`), and the name of every file that belongs to the game alone
- * (src/games/<id>.ts, src/init/detect/probes/<id>.ts, src/fakes/consoles/<id>.ts). The registry
+ * (src/games/<id>.ts, src/init/detect/probes/<id>.ts, src/sim/consoles/<id>.ts). The registry
  * (registry.ts) lists the records; the schema, init, the demo and the simulators read them there.
  */
 export interface GameRecord {

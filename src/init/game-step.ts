@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { transportOf } from '../protocols/descriptors.js';
+import { transportOf } from '../protocols/transport-registry.js';
 import { detectGameServers } from './detect/detect.js';
 import { generatePassword } from './detect/password.js';
 import type { Detection, Fix } from './detect/types.js';

@@ -1,5 +1,5 @@
 import { GAMES, type GameName } from '../games/registry.js';
-import type { ConsoleTransportType } from '../protocols/descriptors.js';
+import type { ConsoleTransportType } from '../protocols/transport-registry.js';
 
 /**
  * How porter reaches each game's console and the port a server uses when its settings do not

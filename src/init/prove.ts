@@ -6,7 +6,7 @@ import { gameFor } from '../games/registry.js';
 import { normalizeIdentifiers } from '../players/normalize.js';
 import { onlineText } from '../players/online-text.js';
 import { playerReader } from '../players/reader.js';
-import { createExecutor } from '../protocols/executors.js';
+import { createExecutor } from '../protocols/executor-registry.js';
 
 type LoginProof =
   | { readonly kind: 'ok'; readonly connected: string; readonly online: string }

@@ -2,7 +2,7 @@ import { CommandRefusedError } from '../errors.js';
 
 /**
  * What the delivery loop needs from anything that runs commands on a game server, whatever its
- * transport (protocols/descriptors.ts lists them). The outcome of `execute` is one of:
+ * transport (protocols/transport-registry.ts lists them). The outcome of `execute` is one of:
  * - resolves with the game's answer: the command ran (failure patterns are checked by the loop);
  * - rejects with CommandRefusedError: refused before sending (report failed, never sent);
  * - rejects with NotSentError: provably never reached the game server (may be tried again);

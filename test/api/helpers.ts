@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { inspect } from 'node:util';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../../src/config/schema.js';
-import { SIM_TOKEN } from '../../src/fakes/seller-api.js';
+import { SIM_TOKEN } from '../../src/sim/seller-api.js';
 
 export const DEFAULT_ROUTES = {
   pull: '/v1/seller/servers/{serverId}/commands/pull',

@@ -14,7 +14,7 @@ import { createServerApi } from '../../src/api/server-api.js';
 import { Budget } from '../../src/api/budget/budget.js';
 import { systemClock, type Clock } from '../../src/clock.js';
 import { CredentialsError, exitCodeOf, isConfigurationError } from '../../src/errors.js';
-import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/faults/seller-api.js';
+import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/faults/seller-api.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { apiConfig, assertNoSecret, capturingLogger, silent } from './helpers.js';

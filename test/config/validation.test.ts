@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { parseConfig } from '../../src/config/load.js';
 import { ConfigInvalidError } from '../../src/config/errors.js';
 import { formatKeyPath } from '../../src/config/issues.js';
-import { TRANSPORTS } from '../../src/protocols/descriptors.js';
+import { TRANSPORTS } from '../../src/protocols/transport-registry.js';
 import { configError, minimal, OTHER_ID, PASSWORD, SERVER_ID, TOKEN } from './helpers.js';
 
 async function problemsOf(raw: unknown, env: NodeJS.ProcessEnv = {}): Promise<readonly string[]> {

@@ -10,8 +10,8 @@ import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { runDaemon } from '../../src/daemon/daemon.js';
 import { DAEMON_MOVES, type DaemonState } from '../../src/daemon/lifecycle.js';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/faults/rcon-server.js';
-import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
+import { startRconServer, type FakeRconServer } from '../../src/sim/faults/rcon-server.js';
+import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { fcOptions } from '../helpers/fc-options.js';
 import { waitFor } from '../helpers/wait-for.js';
 

@@ -7,9 +7,9 @@ import { pino } from 'pino';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { runDaemon } from '../../src/daemon/daemon.js';
-import { startAgonesSdk } from '../../src/fakes/agones-sdk.js';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/faults/rcon-server.js';
-import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
+import { startAgonesSdk } from '../../src/sim/agones-sdk.js';
+import { startRconServer, type FakeRconServer } from '../../src/sim/faults/rcon-server.js';
+import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /**

@@ -11,8 +11,8 @@ import type { Config } from '../../src/config/schema.js';
 import { Fleet } from '../../src/daemon/fleet.js';
 import { StoreClients } from '../../src/daemon/stores.js';
 import { Journal } from '../../src/delivery/journal/journal.js';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/rcon-server.js';
-import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
+import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
+import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { SecretBook } from '../../src/secret-book.js';
 

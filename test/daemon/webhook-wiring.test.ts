@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { systemClock } from '../../src/clock.js';
 import { parseConfig } from '../../src/config/load.js';
 import { webhookWiring, type WebhookWiring } from '../../src/daemon/webhook-wiring.js';
-import { eventBody, post, signedHeaders } from '../fakes/webhook-sender.js';
+import { eventBody, post, signedHeaders } from '../peers/webhook-sender.js';
 
 /**
  * Each store's events wake its own servers (docs/design.md#webhook-wake-ups, #many-stores):

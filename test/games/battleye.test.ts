@@ -7,7 +7,7 @@ import { gameFor } from '../../src/games/registry.js';
 import { normalizeIdentifiers } from '../../src/players/normalize.js';
 import { compileCommandPolicy } from '../../src/policy/command-policy.js';
 import { compileFailurePatterns, failureIn } from '../../src/policy/failure-patterns.js';
-import { BattlEyeRoster } from '../../src/fakes/battleye-roster.js';
+import { BattlEyeRoster } from '../../src/sim/battleye-roster.js';
 import { fixture, scriptedQuery } from '../players/fixtures.js';
 
 describe('battleyeGuid', () => {

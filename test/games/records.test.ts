@@ -32,7 +32,7 @@ describe('game records', () => {
   test("a file that belongs to one game's probe or simulated console is named by the game's id, never another spelling", () => {
     // The files there that serve more than one game, and say which in their opening comment.
     const shared = new Set(['battleye', 'itzg', 'unreal-ini']);
-    for (const folder of ['init/detect/probes/', 'fakes/consoles/']) {
+    for (const folder of ['init/detect/probes/', 'sim/consoles/']) {
       for (const name of filesIn(folder)) {
         assert.ok(ids.includes(name) || shared.has(name), `src/${folder}${name}.ts is named by no game's id`);
       }

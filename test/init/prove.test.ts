@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { proveLogin } from '../../src/init/prove.js';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/rcon-server.js';
-import { SIM_SERVER_ID } from '../../src/fakes/seller-api.js';
+import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
+import { SIM_SERVER_ID } from '../../src/sim/seller-api.js';
 
 const games: FakeRconServer[] = [];
 after(() => Promise.all(games.map((g) => g.close())));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { writeSimState } from '../../src/demo/sim-state.js';
-import { SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
+import { SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { offerRunningSim } from '../../src/init/sim-step.js';
 import { flagsOnlyPrompter, type Prompter } from '../../src/init/prompter.js';
 

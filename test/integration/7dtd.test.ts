@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTelnetServer, type FakeTelnetServer } from '../../src/fakes/faults/telnet-server.js';
+import { startTelnetServer, type FakeTelnetServer } from '../../src/sim/faults/telnet-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, isSettled, RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type TestBed } from './harness.js';
 

@@ -1,13 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAgonesSdk } from '../../src/fakes/agones-sdk.js';
+import { startAgonesSdk } from '../../src/sim/agones-sdk.js';
 import { SIM_SERVER_ID, startBed, WAIT, type LogLine } from './harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { freePort } from '../../bench/lib/free-port.js';
 
 /**
  * porter as a sidecar of an Agones GameServer, through the real CLI against a simulated SDK
- * gateway (src/fakes/agones-sdk.ts): AGONES_SDK_HTTP_PORT set as Agones sets it, the state moved
+ * gateway (src/sim/agones-sdk.ts): AGONES_SDK_HTTP_PORT set as Agones sets it, the state moved
  * as Agones moves it.
  */
 

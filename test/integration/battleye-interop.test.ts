@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { startBattlEyeServer, type FakeBattlEyeServer } from '../../src/fakes/battleye-server.js';
-import { simEchoText } from '../../src/fakes/rcon-answers.js';
+import { startBattlEyeServer, type FakeBattlEyeServer } from '../../src/sim/battleye-server.js';
+import { simEchoText } from '../../src/sim/rcon-answers.js';
 
 /**
  * Keeps the BattlEye simulator honest (docs/design.md#simulators) with clients that share no code

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBattlEyeServer, type BattlEyeServerOptions, type FakeBattlEyeServer } from '../../src/fakes/faults/battleye-server.js';
+import { startBattlEyeServer, type BattlEyeServerOptions, type FakeBattlEyeServer } from '../../src/sim/faults/battleye-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, isSettled, RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type TestBed } from './harness.js';
 

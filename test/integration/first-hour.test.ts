@@ -4,8 +4,8 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { startRconServer } from '../../src/fakes/rcon-server.js';
-import { startTelnetServer } from '../../src/fakes/telnet-server.js';
+import { startRconServer } from '../../src/sim/rcon-server.js';
+import { startTelnetServer } from '../../src/sim/telnet-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { CLI, RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type PorterConfig, type TestBed } from './harness.js';
 

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { waitFor } from '../helpers/wait-for.js';
-import { FakeWebRconServer } from '../fakes/webrcon-server.js';
+import { FakeWebRconServer } from '../peers/webrcon-server.js';
 import { isSettled, RCON_PASSWORD, SIM_SERVER_ID, startBed, WAIT, type PorterProcess, type TestBed } from './harness.js';
 
 /**

@@ -4,12 +4,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startRconServer, type FakeRconServer, type RconServerOptions } from '../../src/fakes/faults/rcon-server.js';
-import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi, type SellerApiOptions } from '../../src/fakes/faults/seller-api.js';
+import { startRconServer, type FakeRconServer, type RconServerOptions } from '../../src/sim/faults/rcon-server.js';
+import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi, type SellerApiOptions } from '../../src/sim/faults/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /**
- * The integration test bed: both fakes on 127.0.0.1, a config file in a temp folder, and the REAL
+ * The integration test bed: both simulators on 127.0.0.1, a config file in a temp folder, and the REAL
  * CLI (`node dist/src/cli/main.js run -c FILE`) spawned with an argv array, never a shell. Every
  * process it spawns is killed in `close()`, so a failing test cannot leave one behind.
  */
@@ -186,7 +186,7 @@ export interface BedOptions {
   readonly rcon?: Partial<RconServerOptions>;
 }
 
-/** Porter's config for the bed's fakes; `edit` changes it before it is written. */
+/** Porter's config for the bed's simulators; `edit` changes it before it is written. */
 export type ConfigEdit = (config: PorterConfig) => void;
 
 export interface PorterConfig {

@@ -4,8 +4,8 @@ import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/rcon-server.js';
-import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/faults/seller-api.js';
+import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
+import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/faults/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { CLI, isSettled, WAIT } from './harness.js';
 

@@ -8,9 +8,9 @@ import fc from 'fast-check';
 import { PorterError } from '../../src/errors.js';
 import { runInit } from '../../src/init/init.js';
 import { flagsOnlyPrompter } from '../../src/init/prompter.js';
-import { startRconServer } from '../../src/fakes/rcon-server.js';
-import { startTelnetServer } from '../../src/fakes/telnet-server.js';
-import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
+import { startRconServer } from '../../src/sim/rcon-server.js';
+import { startTelnetServer } from '../../src/sim/telnet-server.js';
+import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
 import { fcOptions } from '../helpers/fc-options.js';
 import { CLI } from './harness.js';
 

@@ -4,12 +4,12 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startBattlEyeServer } from '../../src/fakes/battleye-server.js';
-import { startRconServer } from '../../src/fakes/faults/rcon-server.js';
-import { startTelnetServer } from '../../src/fakes/telnet-server.js';
-import { startTShockServer } from '../../src/fakes/tshock-server.js';
-import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/fakes/seller-api.js';
-import { FakeWebRconServer } from '../fakes/webrcon-server.js';
+import { startBattlEyeServer } from '../../src/sim/battleye-server.js';
+import { startRconServer } from '../../src/sim/faults/rcon-server.js';
+import { startTelnetServer } from '../../src/sim/telnet-server.js';
+import { startTShockServer } from '../../src/sim/tshock-server.js';
+import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
+import { FakeWebRconServer } from '../peers/webrcon-server.js';
 import { Terminal } from '../helpers/tmux.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { CLI, isSettled, WAIT } from './harness.js';

@@ -1,13 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { EnqueueInput } from '../../src/fakes/seller-api.js';
+import type { EnqueueInput } from '../../src/sim/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, CLI, isSettled, SIM_SERVER_ID, startBed, WAIT, type PorterProcess, type TestBed } from './harness.js';
 
 /**
  * "A mixed queue delivered exactly once": offline commands, online-only
  * commands for a player who is online, for one who joins later, commands due in the future and
- * commands the game refuses — all through the real CLI against both fakes.
+ * commands the game refuses — all through the real CLI against both simulators.
  */
 
 describe('a mixed queue through the real CLI', () => {

@@ -59,11 +59,11 @@ const CONFIG_SIDE = [
   ...readdirSync(fileURLToPath(new URL('config/', SRC)))
     .filter((file) => file.endsWith('.js'))
     .map((file) => `config/${file}`),
-  'protocols/descriptors.js',
+  'protocols/transport-registry.js',
 ];
 
 /** What a transport's config needs: its descriptor, the descriptors' helpers and their list; never its runtime. */
-const DESCRIPTOR = /^protocols\/(descriptor|descriptors|[^/]+\/descriptor)\.js$/;
+const DESCRIPTOR = /^protocols\/(transport-descriptor|transport-registry|[^/]+\/descriptor)\.js$/;
 
 describe('what reading a configuration loads', () => {
   const config = loadedAfter(importing(CONFIG_SIDE));
@@ -83,7 +83,7 @@ describe('what reading a configuration loads', () => {
     const section = { type: 'script', exec: ['/bin/true'], timeoutMs: 1000 };
     const built = loadedAfter(`
       const [{ createExecutor }, { systemClock }, { pino }] = await Promise.all([
-        import(${JSON.stringify(new URL('protocols/executors.js', SRC).href)}),
+        import(${JSON.stringify(new URL('protocols/executor-registry.js', SRC).href)}),
         import(${JSON.stringify(new URL('clock.js', SRC).href)}),
         import('pino'),
       ]);

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/faults/rcon-server.js';
+import { startRconServer, type FakeRconServer } from '../../src/sim/faults/rcon-server.js';
 import { PASSWORD } from '../protocols/rcon/helpers/setup.js';
 
 /** RconExecutor's close(), seen from a process of its own: nothing it leaves keeps Node running. */

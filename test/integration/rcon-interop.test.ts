@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { simEchoText } from '../../src/fakes/rcon-answers.js';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/rcon-server.js';
+import { simEchoText } from '../../src/sim/rcon-answers.js';
+import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
 
 /**
  * Keeps the fake honest (docs/design.md#simulators): Debian's python3-rcon (conqp/rcon), an independent client,

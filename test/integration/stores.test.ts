@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { startRconServer } from '../../src/fakes/faults/rcon-server.js';
+import { startRconServer } from '../../src/sim/faults/rcon-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { failedWithAnswer, RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type LogLine, type PorterProcess } from './harness.js';
 

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { startTelnetServer, type FakeTelnetServer } from '../../src/fakes/telnet-server.js';
+import { startTelnetServer, type FakeTelnetServer } from '../../src/sim/telnet-server.js';
 
 /**
  * Keeps the simulated console honest (docs/design.md#simulators) with a client that is not

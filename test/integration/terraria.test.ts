@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { startTShockServer, type FakeTShockServer } from '../../src/fakes/faults/tshock-server.js';
+import { startTShockServer, type FakeTShockServer } from '../../src/sim/faults/tshock-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { acceptedReports, isSettled, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type TestBed } from './harness.js';
 

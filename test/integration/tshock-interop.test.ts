@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { startTShockServer, type FakeTShockServer } from '../../src/fakes/tshock-server.js';
+import { startTShockServer, type FakeTShockServer } from '../../src/sim/tshock-server.js';
 
 /**
  * Keeps the fake TShock REST API honest (docs/design.md#simulators): curl, an independent HTTP

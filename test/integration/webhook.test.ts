@@ -3,14 +3,14 @@ import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventBody, post, sendEvent, signedHeaders } from '../fakes/webhook-sender.js';
+import { eventBody, post, sendEvent, signedHeaders } from '../peers/webhook-sender.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/faults/rcon-server.js';
+import { startRconServer, type FakeRconServer } from '../../src/sim/faults/rcon-server.js';
 import { gate, RCON_PASSWORD, SIM_SERVER_ID, SIM_TOKEN, startBed, WAIT, type PorterProcess, type TestBed } from './harness.js';
 
 /**
  * Webhook wake-ups through the real CLI (docs/design.md#webhook-wake-ups): a sender that signs
- * like the store's webhook service (test/fakes/webhook-sender.ts, on the `standardwebhooks`
+ * like the store's webhook service (test/peers/webhook-sender.ts, on the `standardwebhooks`
  * package), the simulated Seller API counting every pull. The buyer's data in every event is
  * distinctive, and is looked for in porter's output and state directory afterwards.
  */

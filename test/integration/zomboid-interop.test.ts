@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/rcon-server.js';
+import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
 
 /**
  * Keeps the simulated Project Zomboid console honest (docs/design.md#simulators) with a client

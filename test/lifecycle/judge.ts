@@ -1,4 +1,4 @@
-import type { SimRequest } from '../../src/fakes/seller-api.js';
+import type { SimRequest } from '../../src/sim/seller-api.js';
 import { owed, STOP_SLACK_MS, type Life, type Played } from './play.js';
 
 /**

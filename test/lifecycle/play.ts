@@ -1,5 +1,5 @@
 import { systemClock } from '../../src/clock.js';
-import { sendEvent } from '../fakes/webhook-sender.js';
+import { sendEvent } from '../peers/webhook-sender.js';
 import { PorterProcess, type Exit } from '../integration/harness.js';
 import { startFlood, type Flood } from './flood.js';
 import type { AgonesState, LifecycleEvent, Schedule } from './schedule.js';

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAgonesSdk } from '../../src/fakes/agones-sdk.js';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/faults/rcon-server.js';
-import { startSellerApi, type FakeSellerApi } from '../../src/fakes/faults/seller-api.js';
+import { startAgonesSdk } from '../../src/sim/agones-sdk.js';
+import { startRconServer, type FakeRconServer } from '../../src/sim/faults/rcon-server.js';
+import { startSellerApi, type FakeSellerApi } from '../../src/sim/faults/seller-api.js';
 import { MAX_SECRET_LENGTH } from '../../src/config/secrets.js';
 import type { Change, Schedule, Shape } from './schedule.js';
 

@@ -5,8 +5,8 @@ import { RconExecutor } from '../../src/protocols/rcon/executor.js';
 import { PlayerCache } from '../../src/players/cache.js';
 import { gameFor } from '../../src/games/registry.js';
 import { compileFailurePatterns, failureIn } from '../../src/policy/failure-patterns.js';
-import { fakeSteamId64 } from '../../src/fakes/rcon-players.js';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/rcon-server.js';
+import { fakeSteamId64 } from '../../src/sim/rcon-players.js';
+import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { PASSWORD, executorConfig, silent } from '../protocols/rcon/helpers/setup.js';
 

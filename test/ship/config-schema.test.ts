@@ -5,7 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { withExecutorDocs } from '../../src/config/executor-docs.js';
 import { withPresetDocs } from '../../src/config/preset-docs.js';
 import { configJsonSchema, executorJsonSchemas, renderConfigJsonSchema } from '../../src/config/json-schema.js';
-import { TRANSPORTS } from '../../src/protocols/descriptors.js';
+import { TRANSPORTS } from '../../src/protocols/transport-registry.js';
 import { configSchema } from '../../src/config/schema.js';
 import { readRepoFile } from './repo.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { TRANSPORTS } from '../../src/protocols/descriptors.js';
+import { TRANSPORTS } from '../../src/protocols/transport-registry.js';
 import { repoPath } from './repo.js';
 
 /**
@@ -89,7 +89,7 @@ describe("the bin's start-up imports", () => {
 
 /**
  * Each transport's executor is imported when a server of its type is built
- * (src/protocols/executors.ts), never with the config: the bundle makes every one a chunk of its
+ * (src/protocols/executor-registry.ts), never with the config: the bundle makes every one a chunk of its
  * own (named after its file, executor.ts), which no chunk imports statically.
  */
 describe("the bundle's executors", () => {

@@ -2,8 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSocket, type Socket } from 'node:dgram';
 import { decodeServerPacket, encodeAck, encodeCommand, encodeLogin, type ServerPacket } from '../../src/protocols/battleye/packet.js';
-import { startBattlEyeServer, type BattlEyeServerOptions, type FakeBattlEyeServer } from '../../src/fakes/faults/battleye-server.js';
-import { simEchoText } from '../../src/fakes/rcon-answers.js';
+import { startBattlEyeServer, type BattlEyeServerOptions, type FakeBattlEyeServer } from '../../src/sim/faults/battleye-server.js';
+import { simEchoText } from '../../src/sim/rcon-answers.js';
 import { FakeClock, flush } from '../helpers/fake-clock.js';
 import { waitFor } from '../helpers/wait-for.js';
 

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RconServer } from '../../src/fakes/rcon-server.js';
+import { RconServer } from '../../src/sim/rcon-server.js';
 
 /** A simulated RCON server that never listens: what it would answer, and in which dialect. */
 const playing = (options: ConstructorParameters<typeof RconServer>[0]) => new RconServer(options);

@@ -1,8 +1,8 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bodyText, encodePacket, PacketType } from '../../src/protocols/rcon/codec.js';
-import { simEchoText } from '../../src/fakes/rcon-answers.js';
-import { startRconServer, type FakeRconServer } from '../../src/fakes/faults/rcon-server.js';
+import { simEchoText } from '../../src/sim/rcon-answers.js';
+import { startRconServer, type FakeRconServer } from '../../src/sim/faults/rcon-server.js';
 import { RawRconClient } from '../protocols/rcon/helpers/raw-client.js';
 import { waitFor } from '../helpers/wait-for.js';
 

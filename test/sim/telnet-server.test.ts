@@ -1,11 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import { startTelnetServer, type FakeTelnetServer } from '../../src/fakes/faults/telnet-server.js';
+import { startTelnetServer, type FakeTelnetServer } from '../../src/sim/faults/telnet-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /**
- * The simulated console holds to what the real one does (see the top of src/fakes/telnet-server.ts):
+ * The simulated console holds to what the real one does (see the top of src/sim/telnet-server.ts):
  * checked byte by byte with a plain socket.
  */
 

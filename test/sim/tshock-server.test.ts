@@ -1,13 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { startTShockServer, type FakeTShockServer } from '../../src/fakes/faults/tshock-server.js';
-import { parseParameters } from '../../src/fakes/consoles/terraria.js';
-import { unescapeDataString } from '../../src/fakes/tshock-query.js';
+import { startTShockServer, type FakeTShockServer } from '../../src/sim/faults/tshock-server.js';
+import { parseParameters } from '../../src/sim/consoles/terraria.js';
+import { unescapeDataString } from '../../src/sim/tshock-query.js';
 
 /**
  * The simulated TShock REST API holds to what TShockAPI/Rest and TShockAPI/Commands.cs do (see the
- * top of src/fakes/tshock-server.ts). Requests go through node:http, not porter's undici client, and
+ * top of src/sim/tshock-server.ts). Requests go through node:http, not porter's undici client, and
  * the query is written by hand, so the fake is not tested by the code it is meant to test.
  */
 

@@ -6,7 +6,7 @@ import { systemClock } from '../../src/clock.js';
 import { webhookKey } from '../../src/config/webhook-secret.js';
 import type { WebhookOutcome } from '../../src/webhook/outcome.js';
 import { startWebhookServer, type WebhookServer } from '../../src/webhook/server.js';
-import { eventBody, post, signedHeaders } from '../fakes/webhook-sender.js';
+import { eventBody, post, signedHeaders } from '../peers/webhook-sender.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

@@ -11,7 +11,7 @@ import { systemClock } from '../../src/clock.js';
 import { webhookKey } from '../../src/config/webhook-secret.js';
 import { startWebhookServer } from '../../src/webhook/server.js';
 import { WebhookTlsError } from '../../src/webhook/tls.js';
-import { eventBody, signedHeaders } from '../fakes/webhook-sender.js';
+import { eventBody, signedHeaders } from '../peers/webhook-sender.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const fixture = (name: string) => fileURLToPath(new URL(`../../../test/fixtures/tls/${name}`, import.meta.url));

@@ -1,4 +1,4 @@
-import { transportOf } from '../../protocols/descriptors.js';
+import { transportOf } from '../../protocols/transport-registry.js';
 import { Secret } from './secret.js';
 import { DEFAULT, type Fact, type GameSettings } from './settings.js';
 import type { Detection, FoundSetting, Problem } from './types.js';

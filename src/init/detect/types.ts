@@ -1,4 +1,4 @@
-import type { ConsoleTransportType } from '../../protocols/descriptors.js';
+import type { ConsoleTransportType } from '../../protocols/transport-registry.js';
 import type { InitGame } from '../game-transport.js';
 import type { Secret } from './secret.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { gameHost, passwordTransport, port, positiveMs, secretSources } from '../descriptor.js';
+import { gameHost, passwordTransport, port, positiveMs, secretSources } from '../transport-descriptor.js';
 
 /**
  * BattlEye has no fixed RCon port: RConPort in BEServer_x64.cfg sets it. 2305 (game port + 3) is

@@ -9,7 +9,7 @@ import { BattlEyeConnection } from './connection.js';
 import { BattlEyeConnectError } from './errors.js';
 import { MAX_COMMAND_BYTES } from './packet.js';
 import { emptyTraffic, type BattlEyeTraffic } from './traffic.js';
-import type { ResolvedOf } from '../descriptor.js';
+import type { ResolvedOf } from '../transport-descriptor.js';
 import type { battleyeTransport } from './descriptor.js';
 
 export type BattlEyeExecutorConfig = ResolvedOf<typeof battleyeTransport>;

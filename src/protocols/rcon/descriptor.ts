@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { GameName } from '../../games/registry.js';
-import { defineTransport, GAME_PASSWORD, gameHost, port, positiveMs, secretSources, withPassword } from '../descriptor.js';
+import { defineTransport, GAME_PASSWORD, gameHost, port, positiveMs, secretSources, withPassword } from '../transport-descriptor.js';
 
 /**
  * Minecraft reads a request with one 1,460-byte read and closes the connection when the read is

@@ -7,7 +7,7 @@ import { tcpLinkTransport } from '../tcp-connection.js';
 import { RconConnection } from './connection.js';
 import { RconConnectError } from './errors.js';
 import { assertSendable } from './request-limits.js';
-import type { ResolvedOf } from '../descriptor.js';
+import type { ResolvedOf } from '../transport-descriptor.js';
 import type { rconTransport } from './descriptor.js';
 
 export type RconExecutorConfig = ResolvedOf<typeof rconTransport>;

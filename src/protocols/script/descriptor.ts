@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTransport, positiveMs, resolveExecutable } from '../descriptor.js';
+import { defineTransport, positiveMs, resolveExecutable } from '../transport-descriptor.js';
 
 const schema = z
   .strictObject({

@@ -10,7 +10,7 @@ import { assertSingleLine, type ExecutionContext, type Executor, type ExecutorSt
 import { scriptEnv } from './env.js';
 import { runProcess, SpawnFailedError, type RunResult } from './process.js';
 import { lastLines } from './tail.js';
-import type { ResolvedOf } from '../descriptor.js';
+import type { ResolvedOf } from '../transport-descriptor.js';
 import type { scriptTransport } from './descriptor.js';
 
 export type ScriptExecutorConfig = ResolvedOf<typeof scriptTransport>;

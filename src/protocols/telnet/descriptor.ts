@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { gameHost, passwordTransport, port, positiveMs, secretSources } from '../descriptor.js';
+import { gameHost, passwordTransport, port, positiveMs, secretSources } from '../transport-descriptor.js';
 
 const schema = z
   .strictObject({

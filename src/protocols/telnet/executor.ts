@@ -8,7 +8,7 @@ import { tcpLinkTransport } from '../tcp-connection.js';
 import { TelnetConnection } from './connection.js';
 import { endsSession } from './console-text.js';
 import { TelnetConnectError } from './errors.js';
-import type { ResolvedOf } from '../descriptor.js';
+import type { ResolvedOf } from '../transport-descriptor.js';
 import type { telnetTransport } from './descriptor.js';
 
 export type TelnetExecutorConfig = ResolvedOf<typeof telnetTransport>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { passwordTransport, port, positiveMs, secretSources, urlGameHost } from '../descriptor.js';
+import { passwordTransport, port, positiveMs, secretSources, urlGameHost } from '../transport-descriptor.js';
 
 /** TShock's REST API (Terraria): the "password" is a REST token, sent as TShock reads it, in the query. */
 const schema = z

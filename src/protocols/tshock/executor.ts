@@ -12,7 +12,7 @@ import { executorLink, LinkedExecutor, type LinkedExecutorDeps } from '../linked
 import { rawCommandPath, routePath, TOKEN_TEST_ROUTE, tshockCommandText, tshockOrigin } from './address.js';
 import { RequestNotSent, RequestUnanswered, TShockHttp } from './http.js';
 import { commandOutput, readReply, type TShockReply } from './reply.js';
-import type { ResolvedOf } from '../descriptor.js';
+import type { ResolvedOf } from '../transport-descriptor.js';
 import type { tshockTransport } from './descriptor.js';
 
 export type TShockExecutorConfig = ResolvedOf<typeof tshockTransport>;

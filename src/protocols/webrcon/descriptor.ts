@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { passwordTransport, port, positiveMs, secretSources, urlGameHost } from '../descriptor.js';
+import { passwordTransport, port, positiveMs, secretSources, urlGameHost } from '../transport-descriptor.js';
 
 const schema = z
   .strictObject({

@@ -11,7 +11,7 @@ import { WebRconConnectError, WebRconConnection } from './connection.js';
 import { parseFrame } from './protocol.js';
 import { WebRconRequests } from './requests.js';
 import { NON_LITERAL_PASSWORD_HINT, webrconAddress, type WebRconAddress } from './url.js';
-import type { ResolvedOf } from '../descriptor.js';
+import type { ResolvedOf } from '../transport-descriptor.js';
 import type { webrconTransport } from './descriptor.js';
 
 export { WebRconConnectError } from './connection.js';

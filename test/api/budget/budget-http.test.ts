@@ -4,7 +4,7 @@ import { createApiClient } from '../../../src/api/wire/client.js';
 import { RateLimitedError } from '../../../src/api/errors.js';
 import { createServerApi } from '../../../src/api/server-api.js';
 import { Budget } from '../../../src/api/budget/budget.js';
-import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi } from '../../../src/fakes/faults/seller-api.js';
+import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi } from '../../../src/sim/faults/seller-api.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { apiConfig, silent } from '../helpers.js';

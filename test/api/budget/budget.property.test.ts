@@ -9,7 +9,7 @@ import {
   type BudgetSettings,
 } from '../../../src/api/budget/budget.js';
 import { EXACT_UP_TO } from '../../../src/api/budget/budget-log.js';
-import { FixedWindows } from '../../../src/fakes/seller-api-limits.js';
+import { FixedWindows } from '../../../src/sim/seller-api-limits.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 
 /**

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createApiClient, parseRetryAfter, type ApiClient } from '../../../src/api/wire/client.js';
 import { checkToken } from '../../../src/api/answers/token-check.js';
 import { ApiTransportError } from '../../../src/api/errors.js';
-import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../../src/fakes/faults/seller-api.js';
+import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../../src/sim/faults/seller-api.js';
 import { FakeClock, flush } from '../../helpers/fake-clock.js';
 import { apiConfig, assertNoSecret, closedPort, silent } from '../helpers.js';
 

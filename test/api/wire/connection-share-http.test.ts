@@ -4,7 +4,7 @@ import { Pool } from 'undici';
 import { createApiClient, type ApiClient, type ApiOrigin, type ApiRequest } from '../../../src/api/wire/client.js';
 import { ConnectionShare } from '../../../src/api/wire/connection-share.js';
 import { ApiTransportError } from '../../../src/api/errors.js';
-import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../../src/fakes/faults/seller-api.js';
+import { SIM_SERVER_ID, SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../../src/sim/faults/seller-api.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { apiConfig, silent } from '../helpers.js';

@@ -8,7 +8,7 @@ import { createApiClient } from '../../../src/api/wire/client.js';
 import { InvalidTokenError } from '../../../src/api/errors.js';
 import { createServerApi } from '../../../src/api/server-api.js';
 import { systemClock } from '../../../src/clock.js';
-import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi } from '../../../src/fakes/seller-api.js';
+import { SIM_SERVER_ID, startSellerApi, type FakeSellerApi } from '../../../src/sim/seller-api.js';
 import { apiConfig, assertNoSecret, silent } from '../helpers.js';
 
 /**

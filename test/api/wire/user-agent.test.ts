@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApiClient, userAgent } from '../../../src/api/wire/client.js';
 import { checkToken } from '../../../src/api/answers/token-check.js';
-import { SIM_SERVER_ID } from '../../../src/fakes/seller-api.js';
+import { SIM_SERVER_ID } from '../../../src/sim/seller-api.js';
 import { apiConfig, silent } from '../helpers.js';
 
 /**

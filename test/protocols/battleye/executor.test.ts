@@ -5,8 +5,8 @@ import { BattlEyeExecutor, type BattlEyeExecutorConfig, type BattlEyeExecutorDep
 import { BattlEyeConnectError } from '../../../src/protocols/battleye/errors.js';
 import { AnswerTooLargeError } from '../../../src/protocols/answer-limit.js';
 import { CommandRefusedError, CredentialsError, exitCodeOf, NotSentError, OutcomeUnknownError } from '../../../src/errors.js';
-import { startBattlEyeServer, type BattlEyeServerOptions, type FakeBattlEyeServer } from '../../../src/fakes/faults/battleye-server.js';
-import { simEchoText, simWideText } from '../../../src/fakes/rcon-answers.js';
+import { startBattlEyeServer, type BattlEyeServerOptions, type FakeBattlEyeServer } from '../../../src/sim/faults/battleye-server.js';
+import { simEchoText, simWideText } from '../../../src/sim/rcon-answers.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { waitFor } from '../../helpers/wait-for.js';
 

@@ -7,8 +7,8 @@ import { CredentialsError, NotSentError, OutcomeUnknownError } from '../../../sr
 import { RconConnection, type RconConnectionOptions } from '../../../src/protocols/rcon/connection.js';
 import { RconConnectError } from '../../../src/protocols/rcon/errors.js';
 import type { RconFlavour } from '../../../src/protocols/rcon/exchange.js';
-import { simEchoText, simWideText } from '../../../src/fakes/rcon-answers.js';
-import { startRconServer, type FakeRconServer } from '../../../src/fakes/faults/rcon-server.js';
+import { simEchoText, simWideText } from '../../../src/sim/rcon-answers.js';
+import { startRconServer, type FakeRconServer } from '../../../src/sim/faults/rcon-server.js';
 import { FakeClock, flush } from '../../helpers/fake-clock.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { PASSWORD, silent } from './helpers/setup.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { CommandRefusedError, CredentialsError, NotSentError, OutcomeUnknownError } from '../../../src/errors.js';
 import { RconConnectError } from '../../../src/protocols/rcon/errors.js';
-import { startRconServer, type FakeRconServer } from '../../../src/fakes/faults/rcon-server.js';
+import { startRconServer, type FakeRconServer } from '../../../src/sim/faults/rcon-server.js';
 import { RconExecutor } from '../../../src/protocols/rcon/executor.js';
 import { FakeClock, flush } from '../../helpers/fake-clock.js';
 import { stepClockUntil } from '../../helpers/step-clock.js';

@@ -6,8 +6,8 @@ import { pino } from 'pino';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES } from '../../../src/protocols/answer-limit.js';
 import { RconExecutor } from '../../../src/protocols/rcon/executor.js';
 import { RconConnection } from '../../../src/protocols/rcon/connection.js';
-import { simEchoText } from '../../../src/fakes/rcon-answers.js';
-import { startRconServer, type FakeRconServer } from '../../../src/fakes/faults/rcon-server.js';
+import { simEchoText } from '../../../src/sim/rcon-answers.js';
+import { startRconServer, type FakeRconServer } from '../../../src/sim/faults/rcon-server.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { context, executorConfig, PASSWORD, silent } from './helpers/setup.js';
 

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { CommandRefusedError, CredentialsError, NotSentError, OutcomeUnknownError } from '../../../src/errors.js';
 import { AnswerTooLargeError } from '../../../src/protocols/answer-limit.js';
 import { TelnetExecutor, type TelnetExecutorConfig } from '../../../src/protocols/telnet/executor.js';
-import { startTelnetServer, type FakeTelnetServer } from '../../../src/fakes/faults/telnet-server.js';
+import { startTelnetServer, type FakeTelnetServer } from '../../../src/sim/faults/telnet-server.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { stepClockUntil } from '../../helpers/step-clock.js';
 import { waitFor } from '../../helpers/wait-for.js';

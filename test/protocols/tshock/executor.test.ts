@@ -5,7 +5,7 @@ import { pino, type Logger } from 'pino';
 import { CommandRefusedError, CredentialsError, exitCodeOf, NotSentError, OutcomeUnknownError } from '../../../src/errors.js';
 import { TSHOCK_PLAYER_LIST_ROUTE } from '../../../src/games/terraria.js';
 import { TShockConnectError, TShockExecutor, type TShockExecutorConfig } from '../../../src/protocols/tshock/executor.js';
-import { startTShockServer, type FakeTShockServer, type TShockFault } from '../../../src/fakes/faults/tshock-server.js';
+import { startTShockServer, type FakeTShockServer, type TShockFault } from '../../../src/sim/faults/tshock-server.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { stepClockUntil } from '../../helpers/step-clock.js';
 import { waitFor } from '../../helpers/wait-for.js';

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { AnswerTooLargeError, MAX_ANSWER_BYTES, MAX_WEBSOCKET_MESSAGE_BYTES } from '../../../src/protocols/answer-limit.js';
 import { WebRconExecutor } from '../../../src/protocols/webrcon/executor.js';
 import { parseFrame } from '../../../src/protocols/webrcon/protocol.js';
-import { FakeWebRconServer } from '../../fakes/webrcon-server.js';
+import { FakeWebRconServer } from '../../peers/webrcon-server.js';
 import { fcOptions } from '../../helpers/fc-options.js';
 
 /**

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { WebRconConnectError, WebRconExecutor, type WebRconExecutorConfig } from '../../../src/protocols/webrcon/executor.js';
 import { CommandRefusedError, CredentialsError, exitCodeOf, NotSentError, OutcomeUnknownError } from '../../../src/errors.js';
-import { FakeWebRconServer } from '../../fakes/webrcon-server.js';
+import { FakeWebRconServer } from '../../peers/webrcon-server.js';
 import { FakeClock, flush } from '../../helpers/fake-clock.js';
 import { stepClockUntil } from '../../helpers/step-clock.js';
 import { waitFor } from '../../helpers/wait-for.js';

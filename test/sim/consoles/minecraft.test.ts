@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runMinecraftCommand } from '../../../src/fakes/consoles/minecraft.js';
-import type { RconWorld } from '../../../src/fakes/rcon-world.js';
-import { offlineUuid, SimPlayers } from '../../../src/fakes/rcon-players.js';
+import { runMinecraftCommand } from '../../../src/sim/consoles/minecraft.js';
+import type { RconWorld } from '../../../src/sim/rcon-world.js';
+import { offlineUuid, SimPlayers } from '../../../src/sim/rcon-players.js';
 
 const world = (online: string[] = ['Steve', 'Alex']): RconWorld => ({
   players: new SimPlayers(online),

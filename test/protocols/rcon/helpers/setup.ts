@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { RconExecutor, type RconExecutorConfig } from '../../../../src/protocols/rcon/executor.js';
-import type { FakeRconServer } from '../../../../src/fakes/rcon-server.js';
+import type { FakeRconServer } from '../../../../src/sim/rcon-server.js';
 
 export const silent = pino({ level: 'silent' });
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { ConfigError } from '../errors.js';
-import type { ResolvedExecutor, ResolvedExecutorOf, TransportType } from './descriptors.js';
+import type { ResolvedExecutor, ResolvedExecutorOf, TransportType } from './transport-registry.js';
 import type { Executor } from './executor.js';
 
 /** What every executor is given besides its section. */

@@ -13,7 +13,7 @@ export type { EnqueueInput, SimCommand } from './seller-api-queue.js';
  * A simulated Seller API: the executor routes of the Seller API (pull, done, fail) with the
  * defaults of docs/design.md#the-api-contract, and `GET /v1/seller/servers`, over a real HTTP
  * server on 127.0.0.1. Ships with porter for `porter demo` and `porter sim`; tests and benchmarks
- * drive it through the returned handle, and play faults on it through src/fakes/faults/.
+ * drive it through the returned handle, and play faults on it through src/sim/faults/.
  */
 
 /** The routes of the API. */
@@ -70,7 +70,7 @@ export interface SimRequest {
   readonly at: number;
   /** What was answered; 0 when the socket was destroyed without an answer. */
   readonly status: number;
-  /** The fault src/fakes/faults/ played on it, described. */
+  /** The fault src/sim/faults/ played on it, described. */
   readonly fault?: string;
   /** Arrived while a Retry-After given for this route and server was still running. */
   readonly retryAfterViolation?: boolean;
@@ -80,7 +80,7 @@ export interface SimRequest {
 
 /**
  * One request that passed the gate (token, plan, scope, server, budget), as the API serves it:
- * src/fakes/faults/ serves some otherwise (an answer of its own, a delay, a reset).
+ * src/sim/faults/ serves some otherwise (an answer of its own, a delay, a reset).
  */
 export interface ApiExchange {
   readonly route: SimRoute;
@@ -200,7 +200,7 @@ interface ListedServer {
   readonly rcon: { readonly host: string; readonly port: number } | undefined;
 }
 
-/** The simulated API; src/fakes/faults/ extends it to play faults in `serve`. */
+/** The simulated API; src/sim/faults/ extends it to play faults in `serve`. */
 export class SellerApiServer implements FakeSellerApi {
   protected readonly clock: Clock;
   /** The budget windows, per `windowKey`. */

@@ -6,8 +6,8 @@ import { systemClock } from '../../src/clock.js';
 import { resolveServer } from '../../src/config/resolve-server.js';
 import { serverSchema } from '../../src/config/schema.js';
 import { GAMES } from '../../src/games/registry.js';
-import { TRANSPORTS } from '../../src/protocols/descriptors.js';
-import { createExecutor } from '../../src/protocols/executors.js';
+import { TRANSPORTS } from '../../src/protocols/transport-registry.js';
+import { createExecutor } from '../../src/protocols/executor-registry.js';
 
 const logger = pino({ level: 'silent' });
 /** A game of the registry, seen through what these tests read of it. */

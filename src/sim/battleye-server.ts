@@ -9,7 +9,7 @@ import { isQueryCommand } from './rcon-answers.js';
 /**
  * A fake BattlEye RCon server (DayZ, Arma 3) on 127.0.0.1 over UDP, for `porter demo`, `porter sim`
  * and the tests (which lose its datagrams and play faults on it through
- * src/fakes/faults/battleye-server.ts). From BattlEye's BERConProtocol.txt: a login answered `0x00 0x01` or `0x00 0x00`, and not
+ * src/sim/faults/battleye-server.ts). From BattlEye's BERConProtocol.txt: a login answered `0x00 0x01` or `0x00 0x00`, and not
  * at all while RCon is disabled (empty password); commands answered with their sequence number,
  * long answers split into parts that each carry `0x00 total index`; every server message sent
  * again every 2 s until acknowledged, and a client that has not acknowledged one after 5 sends
@@ -128,7 +128,7 @@ export async function startBattlEyeServer(options: BattlEyeServerOptions): Promi
 
 /**
  * The server. `passes`, `lost`, `order` and `answerFor` are the seams
- * src/fakes/faults/battleye-server.ts overrides to lose datagrams, shuffle parts and answer a
+ * src/sim/faults/battleye-server.ts overrides to lose datagrams, shuffle parts and answer a
  * test's commands.
  */
 export class BattlEyeServer implements FakeBattlEyeServer {

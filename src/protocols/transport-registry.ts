@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { battleyeTransport } from './battleye/descriptor.js';
-import type { ResolveContext, ResolvedOf } from './descriptor.js';
+import type { ResolveContext, ResolvedOf } from './transport-descriptor.js';
 import { rconTransport } from './rcon/descriptor.js';
 import { scriptTransport } from './script/descriptor.js';
 import { telnetTransport } from './telnet/descriptor.js';
@@ -11,9 +11,9 @@ import { webrconTransport } from './webrcon/descriptor.js';
 /**
  * Every transport porter speaks, in the order the config schema lists them: what reading a config
  * needs of each (schema, defaults, secret, console, open files, resolve), and nothing of its
- * runtime. A new transport is one entry here and one in `EXECUTORS` (executors.ts): everything
- * keyed by a transport's name (the config union, init's consoles, `porter rcon`) derives from
- * this list, and the compiler makes the executors' list follow it.
+ * runtime. A new transport is one entry here and one in `EXECUTORS` (executor-registry.ts):
+ * everything keyed by a transport's name (the config union, init's consoles, `porter rcon`)
+ * derives from this list, and the compiler makes the executors' list follow it.
  */
 export const TRANSPORTS = [
   rconTransport, // Source RCON over TCP

@@ -13,7 +13,7 @@ import { SimListener, type SimPlace } from './sim-listener.js';
 
 /**
  * A fake 7 Days to Die telnet console on 127.0.0.1 for `porter demo`, `porter sim` and the tests
- * (which play faults on it through src/fakes/faults/telnet-server.ts). It copies the
+ * (which play faults on it through src/sim/faults/telnet-server.ts). It copies the
  * server's TelnetConnection and SdtdConsole classes (decompiled server code): every line written
  * ends in CRLF; `Please enter password:` when TelnetPassword is set, then `Logon successful.` and
  * the banner ending `Press 'help' to get a list of all commands. Press 'exit' to end session.`, or
@@ -49,7 +49,7 @@ export interface ExecutedTelnetCommand {
   readonly connection: number;
 }
 
-/** One telnet session, as the seams src/fakes/faults/ overrides see it. */
+/** One telnet session, as the seams src/sim/faults/ overrides see it. */
 export interface TelnetSession {
   readonly socket: Socket;
   /** Writes each line with CRLF, unless the session hangs. */
@@ -106,7 +106,7 @@ export async function startTelnetServer(options: TelnetServerOptions): Promise<F
 }
 
 /**
- * The console. `ownCommand`, `admits` and `deliver` are the seams src/fakes/faults/telnet-server.ts
+ * The console. `ownCommand`, `admits` and `deliver` are the seams src/sim/faults/telnet-server.ts
  * overrides to answer a test's commands, play faults and add noise.
  */
 export class TelnetServer extends SimListener<TelnetServerOptions> implements FakeTelnetServer {

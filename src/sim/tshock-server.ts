@@ -5,7 +5,7 @@ import { SimListener, type SimPlace } from './sim-listener.js';
 
 /**
  * A fake TShock REST API (Terraria) on 127.0.0.1 for `porter demo`, `porter sim` and the tests
- * (which play faults on it through src/fakes/faults/tshock-server.ts), copying
+ * (which play faults on it through src/sim/faults/tshock-server.ts), copying
  * TShockAPI/Rest (Rest.cs, SecureRest.cs, RestManager.cs, RestObject.cs):
  * - every answer is an indented JSON object with `status` ("200", "400", …) and the HTTP status
  *   set to it, `Content-Type: application/json; charset=utf-8`, and `Connection: close`;
@@ -52,7 +52,7 @@ export interface TShockExecuted {
 /** What TShock's REST answers: an object with its HTTP status in `status`. */
 export type RestObject = Record<string, unknown> & { status: string };
 
-/** One rawcmd past the token and permission checks, as the server serves it (src/fakes/faults/ serves some otherwise). */
+/** One rawcmd past the token and permission checks, as the server serves it (src/sim/faults/ serves some otherwise). */
 export interface RawCommandExchange {
   readonly command: string;
   /** A read-only command (`/who`). */
@@ -107,7 +107,7 @@ const TOKEN_USER = 'porter';
 /** What TShock's HTTP server calls itself (`Server: <assembly>/<version>`). */
 const SERVER_HEADER = 'TShockAPI/5.2.0.0';
 
-/** The server. `serve` and `write` are the seams src/fakes/faults/tshock-server.ts overrides to play faults and delays. */
+/** The server. `serve` and `write` are the seams src/sim/faults/tshock-server.ts overrides to play faults and delays. */
 export class TShockServer extends SimListener<TShockServerOptions> implements FakeTShockServer {
   readonly executed: TShockExecuted[] = [];
   #players: Terrarian[] = [];

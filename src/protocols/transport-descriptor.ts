@@ -5,11 +5,11 @@ import { urlHost } from '../url-host.js';
 
 /**
  * What porter needs to know of one transport to read a config, written once in the transport's
- * own folder (`src/protocols/<name>/descriptor.ts`) and listed in `descriptors.ts`: its
+ * own folder (`src/protocols/<name>/descriptor.ts`) and listed in `transport-registry.ts`: its
  * executor's schema, defaults, where its secret comes from, what its console is called, and how
  * the parsed section becomes what the executor takes. The config union, the transport names, the
  * console names and init's executor kinds are derived from that list. The executor itself is not
- * here: `executors.ts` imports it when a server of the type is built.
+ * here: `executor-registry.ts` imports it when a server of the type is built.
  */
 export interface TransportDescriptor {
   /** The config's `executor.type`. */

@@ -11,7 +11,7 @@ import { SimListener, type SimPlace } from './sim-listener.js';
 
 /**
  * A fake RCON game server on 127.0.0.1 for `porter demo`, `porter sim` and the tests (which play
- * faults on it through src/fakes/faults/rcon-server.ts). Minecraft flavour copies
+ * faults on it through src/sim/faults/rcon-server.ts). Minecraft flavour copies
  * vanilla's RconClient thread (net.minecraft.server.rcon.thread.RconClient): one blocking read of
  * up to 1,460 bytes per packet and the connection closed when that read is not exactly one
  * packet; answers split every 4,096 characters, each fragment its own packet with the request id
@@ -48,7 +48,7 @@ export interface ExecutedCommand {
   answeredAt?: number;
 }
 
-/** One command on one connection, as the server serves it (src/fakes/faults/ serves some otherwise). */
+/** One command on one connection, as the server serves it (src/sim/faults/ serves some otherwise). */
 export interface RconExchange {
   readonly command: string;
   /** The id its answer carries (0 in the id0 flavour). */
@@ -107,7 +107,7 @@ export async function startRconServer(options: RconServerOptions): Promise<FakeR
 
 /**
  * The server. Its connections call `login`, `serve` and `answerFor`, the seams
- * src/fakes/faults/rcon-server.ts overrides to hold logins and answers back and to play faults.
+ * src/sim/faults/rcon-server.ts overrides to hold logins and answers back and to play faults.
  */
 export class RconServer extends SimListener<RconServerOptions> implements FakeRconServer {
   readonly flavour: RconFlavour;
