@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { AbortFanout } from '../../src/abort-fanout.js';
+import { AbortFanout, type FanoutWait } from '../../src/abort-fanout.js';
 import { fcOptions } from '../helpers/fc-options.js';
 
 /**
@@ -18,20 +18,20 @@ test('an abort tells exactly the waits still under way on its signal, once each'
     fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
       const fanout = new AbortFanout();
       const controllers = [new AbortController(), new AbortController(), new AbortController()];
-      const waits: Array<{ signal: number; ended: boolean; told: number; callback: () => void }> = [];
+      const waits: Array<{ signal: number; ended: boolean; told: number; handle?: FanoutWait }> = [];
       const expected: number[] = [];
       for (const s of steps) {
         if (s.kind === 'on') {
-          const wait = { signal: s.signal, ended: false, told: 0, callback: () => void wait.told++ };
+          const wait: (typeof waits)[number] = { signal: s.signal, ended: false, told: 0 };
           waits.push(wait);
-          fanout.on(controllers[s.signal]!.signal, wait.callback);
+          wait.handle = fanout.on(controllers[s.signal]!.signal, () => void wait.told++);
           // Never told for an abort that came before the wait began (as addEventListener).
           expected.push(0);
         } else if (s.kind === 'off') {
           const wait = waits[s.wait];
           if (wait === undefined) continue;
           wait.ended = true;
-          fanout.off(controllers[wait.signal]!.signal, wait.callback);
+          wait.handle!.end();
         } else {
           const controller = controllers[s.signal]!;
           if (controller.signal.aborted) continue;
@@ -54,12 +54,12 @@ test('a wait ended by another during the abort is not told, as EventTarget skips
   const fanout = new AbortFanout();
   const controller = new AbortController();
   const told: string[] = [];
-  const second = () => told.push('second');
+  let second: FanoutWait | undefined = undefined;
   fanout.on(controller.signal, () => {
     told.push('first');
-    fanout.off(controller.signal, second);
+    second?.end();
   });
-  fanout.on(controller.signal, second);
+  second = fanout.on(controller.signal, () => told.push('second'));
   controller.abort();
   assert.deepEqual(told, ['first']);
 });
@@ -74,9 +74,7 @@ test('one listener on the signal however many waits', () => {
     add(...args);
   };
   for (let i = 0; i < 100; i++) {
-    const wait = () => undefined;
-    fanout.on(controller.signal, wait);
-    fanout.off(controller.signal, wait);
+    fanout.on(controller.signal, () => undefined).end();
   }
   assert.equal(added, 1);
 });

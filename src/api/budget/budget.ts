@@ -173,17 +173,24 @@ export class Budget {
 
   /** Records a send. Call it right before the request goes out, only when `delayFor` is 0. */
   take(route: Route): void {
-    const delay = this.delayFor(route);
-    if (delay > 0) {
-      throw new BudgetExceededError(
-        `a ${route} call was about to be sent ${delay} ms before the budget allows it; it was not sent (a bug in porter: please report it)`,
-      );
-    }
+    if (this.tryTake(route)) return;
+    throw new BudgetExceededError(
+      `a ${route} call was about to be sent ${this.delayFor(route)} ms before the budget allows it; it was not sent (a bug in porter: please report it)`,
+    );
+  }
+
+  /**
+   * Records a send when the budget allows one now (true), else records nothing (false). One
+   * question of the call log instead of delayFor's and take's two: every idle pull asks it.
+   */
+  tryTake(route: Route): boolean {
+    if (this.delayFor(route) > 0) return false;
     const state = this.#state(route);
     const now = this.#clock.now();
     state.log.send(now);
     const allowance = this.#allowance(state, now);
     if (allowance) allowance.left--;
+    return true;
   }
 
   /**
@@ -247,12 +254,8 @@ export class Budget {
   async acquire(route: Route, signal?: AbortSignal): Promise<void> {
     for (;;) {
       signal?.throwIfAborted();
-      const delay = this.delayFor(route);
-      if (delay === 0) {
-        this.take(route);
-        return;
-      }
-      await this.#clock.sleep(delay, signal);
+      if (this.tryTake(route)) return;
+      await this.#clock.sleep(this.delayFor(route), signal);
     }
   }
 

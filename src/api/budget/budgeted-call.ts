@@ -61,8 +61,7 @@ export class BudgetedCaller {
     const { budget, client, logger } = this.#o;
     // Taken at once when the budget allows, as an idle fleet's calls find it: no wait, no promise.
     signal?.throwIfAborted();
-    if (budget.delayFor(route) === 0) budget.take(route);
-    else await budget.acquire(route, signal);
+    if (!budget.tryTake(route)) await budget.acquire(route, signal);
     // The last check and the send's notice come after every wait, the connection's too.
     let sent = false;
     const beforeSend = () => {

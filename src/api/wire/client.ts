@@ -189,6 +189,8 @@ interface Wire {
   readonly token: TokenRenewal;
   readonly redact: (text: string) => string;
   readonly logger: Logger;
+  /** Whether a logger writes api.answered lines: porter's log levels are set at start, never changed. */
+  readonly debugs: (logger: Logger) => boolean;
   readonly userAgent: string;
   /** The callers' signals, one listener each for all their calls. */
   readonly aborts: AbortFanout;
@@ -227,6 +229,7 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
     // A fail reason and every API error text pass through it.
     redact: secrets.scrub,
     logger: deps.logger,
+    debugs: askedOnce((logger: Logger) => logger.isLevelEnabled('debug')),
     userAgent: userAgent(),
     aborts: new AbortFanout(),
   };
@@ -273,8 +276,8 @@ async function exchangeOnce(wire: Wire, request: ApiRequest): Promise<ApiRespons
     timedOut = true;
     exchange.abort(new Error(`no answer within ${timeoutMs} ms`));
   });
-  const onCallerAbort = () => exchange.abort(request.signal?.reason as Error);
-  if (request.signal) wire.aborts.on(request.signal, onCallerAbort);
+  const { signal } = request;
+  const callerWait = signal && wire.aborts.on(signal, () => exchange.abort(signal.reason as Error));
   const started = performance.now();
   const sentWith = wire.token.current();
   const headers: Record<string, string> = {
@@ -292,8 +295,9 @@ async function exchangeOnce(wire: Wire, request: ApiRequest): Promise<ApiRespons
     const answer = await exchange.answer;
     const elapsedMs = Math.round(performance.now() - started);
     const log = request.logger ?? wire.logger;
-    // Asked first: at info level the line's object would still be built, 1,500 times a second in an idle fleet.
-    if (log.isLevelEnabled('debug')) {
+    // Asked once per logger: at info level the line's object would still be built, 1,500 times a
+    // second in an idle fleet, and asking a server's child logger each time cost as much again.
+    if (wire.debugs(log)) {
       log.debug({ event: 'api.answered', route: request.context.route, status: answer.status, ms: elapsedMs }, 'seller api answered');
     }
     return {
@@ -309,8 +313,20 @@ async function exchangeOnce(wire: Wire, request: ApiRequest): Promise<ApiRespons
     throw noAnswer(wire, request.context, error, timedOut);
   } finally {
     cancelDeadline();
-    if (request.signal) wire.aborts.off(request.signal, onCallerAbort);
+    callerWait?.end();
   }
+}
+
+/** `ask` answered once per object, then remembered (weakly: a retired server's logger is let go). */
+function askedOnce<K extends object, V extends NonNullable<unknown>>(ask: (key: K) => V): (key: K) => V {
+  const answers = new WeakMap<K, V>();
+  return (key) => {
+    const known = answers.get(key);
+    if (known !== undefined) return known;
+    const answer = ask(key);
+    answers.set(key, answer);
+    return answer;
+  };
 }
 
 function rateLimitOf(headers: IncomingHttpHeaders): RateLimitHeaders {

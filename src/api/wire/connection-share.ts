@@ -44,13 +44,17 @@ export class ConnectionShare {
   leave(store: string): void {
     const left = (this.#members.get(store) ?? 1) - 1;
     if (left > 0) this.#members.set(store, left);
-    else this.#members.delete(store);
+    else {
+      this.#members.delete(store);
+      // A store removed by a reload takes its count along once it holds none.
+      if (this.#inUse.get(store) === 0) this.#inUse.delete(store);
+    }
     this.#grant();
   }
 
   /** A connection for `store` now, when its share allows; false when it must wait. */
   tryTake(store: string): boolean {
-    if (this.#waiting.some((w) => w.store === store) || !this.#mayTake(store)) return false;
+    if ((this.#waiting.length > 0 && this.#waiting.some((w) => w.store === store)) || !this.#mayTake(store)) return false;
     this.#take(store);
     return true;
   }
@@ -81,7 +85,8 @@ export class ConnectionShare {
   release(store: string): void {
     const held = this.#inUse.get(store) ?? 0;
     if (held <= 0) return;
-    if (held === 1) this.#inUse.delete(store);
+    // Kept at 0, not deleted: a delete and a set again per call rebuild the map's table now and then.
+    if (held === 1 && !this.#members.has(store)) this.#inUse.delete(store);
     else this.#inUse.set(store, held - 1);
     this.#total--;
     this.#grant();
@@ -99,7 +104,7 @@ export class ConnectionShare {
     // A store that holds none may always take a free one: that is the one kept for it.
     if ((this.#inUse.get(store) ?? 0) === 0) return true;
     let kept = 0;
-    for (const member of this.#members.keys()) if (member !== store && !this.#inUse.has(member)) kept++;
+    for (const member of this.#members.keys()) if (member !== store && !this.#inUse.get(member)) kept++;
     return free - 1 >= Math.min(kept, this.#cap - 1);
   }
 

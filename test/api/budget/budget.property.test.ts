@@ -115,11 +115,17 @@ describe('Budget: properties under any sequence of answers, 429s and clock moves
             case 'attempt':
               for (let i = 0; i < e.times; i++) {
                 const now = clock.now();
-                if (checkedDelay() > 0) {
+                const delay = checkedDelay();
+                if (delay > 0) {
+                  // Refused either way, and a refusal records nothing.
+                  assert.equal(budget.tryTake('pull'), false, `tryTake took a call delayFor held back ${delay} ms`);
+                  assert.equal(budget.delayFor('pull'), delay, 'a refused tryTake changed the budget');
                   assert.throws(() => budget.take('pull'), BudgetExceededError);
                   break;
                 }
-                budget.take('pull'); // (d): delayFor said 0, so the take is allowed…
+                // (d): delayFor said 0, so the take is allowed, by either door…
+                if (i % 2 === 0) budget.take('pull');
+                else assert.equal(budget.tryTake('pull'), true, 'tryTake refused a call delayFor allowed');
                 open++;
                 const inWindow = sends.add(now, config.windowMs);
                 assert.ok(inWindow <= cap, `(a) ${inWindow} calls within ${config.windowMs} ms, cap ${cap}`); // …and keeps (a)
