@@ -11,13 +11,24 @@ interface ExchangeAnswer {
   readonly body: string | undefined;
 }
 
-interface ExchangeLimits {
-  /** Past this many bytes the exchange fails with BodyTooLargeError, unless `overflow` takes the rest. */
+interface OverflowSink {
+  write(chunk: Uint8Array): void;
+}
+
+interface ExchangeLimits<S extends OverflowSink> {
+  /** Past this many bytes the exchange fails with BodyTooLargeError, unless an overflow sink takes the rest. */
   readonly maxBytes: number;
-  /** Takes the whole body once it passes `maxBytes` (keeping what it needs, not the body), up to `overflowMaxBytes`. */
-  readonly overflow?: { write(chunk: Uint8Array): void } | undefined;
+  /**
+   * Makes the sink that takes the whole body once it passes `maxBytes` (keeping what it needs, not
+   * the body), up to `overflowMaxBytes`. Made only then: nearly every answer is small, and an idle
+   * fleet's every pull would otherwise build one for nothing.
+   */
+  readonly startOverflow?: (() => S) | undefined;
   readonly overflowMaxBytes?: number;
 }
+
+/** Until the answer's own: one object for every exchange, never written to. */
+const NO_HEADERS: IncomingHttpHeaders = Object.freeze({});
 
 /**
  * One request through undici's `dispatch`, its answer collected straight from the handler events.
@@ -31,25 +42,31 @@ interface ExchangeLimits {
  * `abort(reason)` settles at once with `reason`, also while the request still waits for a
  * connection (undici then drops it when its turn comes, as its own request() does).
  */
-export class HttpExchange implements Dispatcher.DispatchHandler {
+export class HttpExchange<S extends OverflowSink = OverflowSink> implements Dispatcher.DispatchHandler {
   readonly answer: Promise<ExchangeAnswer>;
-  readonly #limits: ExchangeLimits;
+  readonly #limits: ExchangeLimits<S>;
+  #overflow: S | undefined;
   #resolve!: (answer: ExchangeAnswer) => void;
   #reject!: (reason: unknown) => void;
   #settled = false;
   #controller: Dispatcher.DispatchController | undefined;
   #abortReason: Error | undefined;
   #status = 0;
-  #headers: IncomingHttpHeaders = {};
+  #headers: IncomingHttpHeaders = NO_HEADERS;
   #chunks: Buffer[] | undefined = [];
   #size = 0;
 
-  constructor(limits: ExchangeLimits) {
+  constructor(limits: ExchangeLimits<S>) {
     this.#limits = limits;
     this.answer = new Promise<ExchangeAnswer>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });
+  }
+
+  /** The sink the body went on into once it passed `maxBytes`; undefined while it has not. */
+  get overflow(): S | undefined {
+    return this.#overflow;
   }
 
   abort(reason: Error): void {
@@ -74,19 +91,21 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.#settled) return;
     this.#size += chunk.length;
-    const { maxBytes, overflow, overflowMaxBytes = maxBytes } = this.#limits;
-    if (this.#size > (overflow ? overflowMaxBytes : maxBytes)) {
+    const { maxBytes, startOverflow, overflowMaxBytes = maxBytes } = this.#limits;
+    if (this.#size > (startOverflow ? overflowMaxBytes : maxBytes)) {
       const tooLarge = new BodyTooLargeError();
       this.#fail(tooLarge);
       // The rest of an oversized body is never read: the connection goes.
       controller.abort(tooLarge);
       return;
     }
-    if (this.#chunks !== undefined && overflow && this.#size > maxBytes) {
+    if (this.#chunks !== undefined && startOverflow && this.#size > maxBytes) {
+      const overflow = startOverflow();
+      this.#overflow = overflow;
       for (const kept of this.#chunks) overflow.write(kept);
       this.#chunks = undefined;
     }
-    if (this.#chunks === undefined) overflow?.write(chunk);
+    if (this.#chunks === undefined) this.#overflow?.write(chunk);
     else this.#chunks.push(chunk);
   }
 

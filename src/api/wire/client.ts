@@ -191,7 +191,7 @@ interface Wire {
   readonly logger: Logger;
   /** Whether a logger writes api.answered lines: porter's log levels are set at start, never changed. */
   readonly debugs: (logger: Logger) => boolean;
-  readonly userAgent: string;
+  readonly headers: RequestHeaders;
   /** The callers' signals, one listener each for all their calls. */
   readonly aborts: AbortFanout;
 }
@@ -230,7 +230,7 @@ export function createApiClient(config: Config['api'], deps: ApiClientDeps): Api
     redact: secrets.scrub,
     logger: deps.logger,
     debugs: askedOnce((logger: Logger) => logger.isLevelEnabled('debug')),
-    userAgent: userAgent(),
+    headers: new RequestHeaders(userAgent()),
     aborts: new AbortFanout(),
   };
   return {
@@ -262,12 +262,45 @@ async function sendOnce(wire: Wire, request: ApiRequest): Promise<ApiResponse> {
   }
 }
 
+const startPullScan = () => new PullBodyScanner();
+
+/**
+ * The headers every request sends, built once per token and kept until the token changes: undici
+ * only reads them, and an idle fleet sends 1,500 requests a second with the same ones.
+ */
+class RequestHeaders {
+  readonly #userAgent: string;
+  #token: string | undefined;
+  #bare: Readonly<Record<string, string>> = {};
+  #json: Readonly<Record<string, string>> = {};
+
+  constructor(userAgent: string) {
+    this.#userAgent = userAgent;
+  }
+
+  for(token: string, json: boolean): Readonly<Record<string, string>> {
+    if (token !== this.#token) {
+      this.#token = token;
+      this.#bare = Object.freeze({
+        authorization: `Bearer ${token}`,
+        accept: 'application/json, application/problem+json',
+        'user-agent': this.#userAgent,
+      });
+      this.#json = Object.freeze({ ...this.#bare, 'content-type': 'application/json' });
+    }
+    return json ? this.#json : this.#bare;
+  }
+}
+
 /** The exchange itself, on a connection of the store's share. */
 async function exchangeOnce(wire: Wire, request: ApiRequest): Promise<ApiResponse> {
   const { clock, timeoutMs, maxBodyBytes } = wire;
   request.signal?.throwIfAborted();
-  const scanner = request.scanOversized ? new PullBodyScanner() : undefined;
-  const exchange = new HttpExchange({ maxBytes: maxBodyBytes, overflow: scanner, overflowMaxBytes: OVERSIZED_SCAN_MAX_BYTES });
+  const exchange = new HttpExchange({
+    maxBytes: maxBodyBytes,
+    startOverflow: request.scanOversized ? startPullScan : undefined,
+    overflowMaxBytes: OVERSIZED_SCAN_MAX_BYTES,
+  });
   // Wired by hand, not withDeadline(): that is two AbortControllers and two listeners per call,
   // and an idle fleet makes 1,500 calls a second (docs/benchmarks.md, fleet). Here a deadline
   // is one timer, and the caller's signal an entry in the client's fanout.
@@ -280,16 +313,8 @@ async function exchangeOnce(wire: Wire, request: ApiRequest): Promise<ApiRespons
   const callerWait = signal && wire.aborts.on(signal, () => exchange.abort(signal.reason as Error));
   const started = performance.now();
   const sentWith = wire.token.current();
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${sentWith.token}`,
-    accept: 'application/json, application/problem+json',
-    'user-agent': wire.userAgent,
-  };
-  let body: string | undefined;
-  if (request.json !== undefined) {
-    body = JSON.stringify(request.json);
-    headers['content-type'] = 'application/json';
-  }
+  const body = request.json === undefined ? undefined : JSON.stringify(request.json);
+  const headers = wire.headers.for(sentWith.token, body !== undefined);
   try {
     wire.pool.dispatch({ method: request.method, path: request.path, headers, body, headersTimeout: 0, bodyTimeout: 0 }, exchange);
     const answer = await exchange.answer;
@@ -303,7 +328,7 @@ async function exchangeOnce(wire: Wire, request: ApiRequest): Promise<ApiRespons
     return {
       status: answer.status,
       body: answer.body ?? '',
-      ...(answer.body === undefined && scanner ? { oversized: scanner.result(maxBodyBytes) } : {}),
+      ...(answer.body === undefined && exchange.overflow ? { oversized: exchange.overflow.result(maxBodyBytes) } : {}),
       elapsedMs,
       tokenGeneration: sentWith.generation,
       rateLimit: rateLimitOf(answer.headers),

@@ -39,6 +39,21 @@ describe('ApiClient over HTTP', () => {
     assert.equal(done.status, 200);
   });
 
+  test('a token changed between requests is the one the next request carries, with or without a body', async () => {
+    const own = createApiClient(apiConfig(api.url), { logger: silent() });
+    try {
+      assert.equal((await own.send(pullRequest(own))).status, 204);
+      own.useToken('gci_not_the_token');
+      assert.equal((await own.send(pullRequest(own))).status, 401);
+      const bodiless = await own.send({ method: 'POST', path: own.routes.done(SIM_SERVER_ID, '1'), context: { route: 'done' } });
+      assert.equal(bodiless.status, 401);
+      own.useToken(SIM_TOKEN);
+      assert.equal((await own.send(pullRequest(own))).status, 204);
+    } finally {
+      await own.close();
+    }
+  });
+
   test('every body is read to the end: one keep-alive connection serves answers of every kind', async () => {
     const before = api.connections;
     api.inject('pull', '503');
