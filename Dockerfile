@@ -63,7 +63,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
 # (compose) or `docker stop -t 30`, since Docker's default of 10 s would cut the drain short.
 STOPSIGNAL SIGTERM
 # The same node flags as the bin's shebang (why: src/cli/main.ts).
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=16", "--no-allocation-site-pretenuring", "/opt/porter/dist/bundle/porter.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=16", "--no-allocation-site-pretenuring", "--heap-growing-percent=50", "/opt/porter/dist/bundle/porter.js"]
 CMD ["run"]
 
 # OCI annotations (github.com/opencontainers/image-spec, annotations.md), last so that a new
