@@ -15,7 +15,11 @@ interface FloorCalls {
   readonly apiConnections: number;
   readonly gamePorts: readonly number[];
   readonly rconPassword: string;
+  /** `tick`: everything due on one 20 ms interval; `per-server`: a timer per server, as porter's loops (bench/fleet-floor.ts). */
+  readonly schedule: FloorSchedule;
 }
+
+export type FloorSchedule = 'tick' | 'per-server';
 
 /** What the floor's simulators saw: API requests and game-server commands, counted since they started. */
 type Seen = () => { readonly api: number; readonly rcon: number };
@@ -36,6 +40,7 @@ export async function startFloor(calls: FloorCalls): Promise<RunningFloor> {
     String(calls.readsPerSecond),
     String(Math.max(1, calls.apiConnections)),
     calls.gamePorts.join(','),
+    calls.schedule,
   ];
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
