@@ -1,12 +1,13 @@
 import { closeSync, fdatasyncSync, openSync, writeSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { createInterface } from 'node:readline';
 import { connectRawRcon } from './lib/raw-rcon.js';
 
 /**
  * The floor of CPU per command: the least a program must spend to deliver one command, with none
  * of porter's decisions, journal or logging. Run as its own process, as porter is:
  *
- *   BENCH_API_TOKEN=… BENCH_RCON_PASSWORD=… node dist/bench/command-floor.js <apiUrl> <serverId> <gamePort> <commands> [journal]
+ *   BENCH_API_TOKEN=… BENCH_RCON_PASSWORD=… node dist/bench/command-floor.js <apiUrl> <serverId> <gamePort> <commands|-> [journal]
  *
  * One keep-alive API connection and one RCON login; then, one after another: pull, run the
  * claimed command over RCON (one packet out, the first packet with its id back), report it done.
@@ -14,6 +15,10 @@ import { connectRawRcon } from './lib/raw-rcon.js';
  * written and fdatasync'd before the command runs (the claim) and one after (its outcome), as
  * porter's journal does (docs/design.md#delivery-semantics).
  * It prints {"commands": n, "cpuMs": …} (its own user + system CPU over the loop) and exits.
+ *
+ * With `-` for the count it runs in slices instead, warm from one slice to the next as porter is
+ * from one segment to the next: each line on stdin is a count, delivered and answered with one
+ * such line on stdout; it exits when stdin ends.
  */
 
 function post(
@@ -40,10 +45,11 @@ async function main(): Promise<void> {
   const token = process.env.BENCH_API_TOKEN;
   const password = process.env.BENCH_RCON_PASSWORD;
   const port = Number(portText);
+  const sliced = commandsText === '-';
   const commands = Number(commandsText);
-  if (!apiUrl || !serverId || !token || !password || !(port > 0) || !(commands > 0)) {
+  if (!apiUrl || !serverId || !token || !password || !(port > 0) || !(sliced || commands > 0)) {
     process.stderr.write(
-      'usage: BENCH_API_TOKEN=… BENCH_RCON_PASSWORD=… node command-floor.js <apiUrl> <serverId> <gamePort> <commands> [journal]\n',
+      'usage: BENCH_API_TOKEN=… BENCH_RCON_PASSWORD=… node command-floor.js <apiUrl> <serverId> <gamePort> <commands|-> [journal]\n',
     );
     process.exit(2);
   }
@@ -60,27 +66,38 @@ async function main(): Promise<void> {
     writeSync(journal, line);
     fdatasyncSync(journal);
   };
-  const cpu0 = process.cpuUsage();
-  let delivered = 0;
   let rconId = 1;
-  while (delivered < commands) {
-    const pulled = await post(agent, url, `${base}/pull`, json, '{"onlineIdentifiers":[]}');
-    if (pulled.status === 204) continue;
-    if (pulled.status !== 200) throw new Error(`pull answered ${pulled.status}: ${pulled.text}`);
-    const { id, command } = JSON.parse(pulled.text) as { id: number | string; command: string };
-    durably(`{"claim":${JSON.stringify(String(id))}}\n`);
-    const mine = ++rconId;
-    await game.request(mine, 2, command, (answer) => answer === mine);
-    durably(`{"done":${JSON.stringify(String(id))}}\n`);
-    const reported = await post(agent, url, `${base}/${String(id)}/done`, auth, undefined);
-    if (reported.status !== 200) throw new Error(`done answered ${reported.status}: ${reported.text}`);
-    delivered++;
-  }
-  const cpu = process.cpuUsage(cpu0);
+  /** Delivers `commands` one after another; its CPU over them, in ms. */
+  const deliver = async (commands: number): Promise<number> => {
+    const cpu0 = process.cpuUsage();
+    let delivered = 0;
+    while (delivered < commands) {
+      const pulled = await post(agent, url, `${base}/pull`, json, '{"onlineIdentifiers":[]}');
+      if (pulled.status === 204) continue;
+      if (pulled.status !== 200) throw new Error(`pull answered ${pulled.status}: ${pulled.text}`);
+      const { id, command } = JSON.parse(pulled.text) as { id: number | string; command: string };
+      durably(`{"claim":${JSON.stringify(String(id))}}\n`);
+      const mine = ++rconId;
+      await game.request(mine, 2, command, (answer) => answer === mine);
+      durably(`{"done":${JSON.stringify(String(id))}}\n`);
+      const reported = await post(agent, url, `${base}/${String(id)}/done`, auth, undefined);
+      if (reported.status !== 200) throw new Error(`done answered ${reported.status}: ${reported.text}`);
+      delivered++;
+    }
+    const cpu = process.cpuUsage(cpu0);
+    return (cpu.user + cpu.system) / 1000;
+  };
+  const answer = (delivered: number, cpuMs: number) => process.stdout.write(`${JSON.stringify({ commands: delivered, cpuMs })}\n`);
+  if (sliced) {
+    for await (const line of createInterface({ input: process.stdin })) {
+      const count = Number(line);
+      if (!(count > 0)) throw new Error(`a slice is a count of commands, not ${JSON.stringify(line)}`);
+      answer(count, await deliver(count));
+    }
+  } else answer(commands, await deliver(commands));
   socket.destroy();
   agent.destroy();
   if (journal !== undefined) closeSync(journal);
-  process.stdout.write(`${JSON.stringify({ commands: delivered, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`);
 }
 
 await main();
