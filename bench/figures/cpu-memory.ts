@@ -131,9 +131,8 @@ export const cpuMemory: Benchmark = {
         while (enqueued < upTo && api.queued < 3_000) api.enqueue(`say bench ${enqueued++}`);
       };
       const checkpoints: Checkpoint[] = [start];
-      const perSegment: number[] = [];
-      const rates: number[] = [];
-      const spent = { cpuMs: 0, userMs: 0, done: 0 };
+      // Each segment from where porter resumed to where it reached `next`: the floor's slices fall between.
+      const segments: { from: Checkpoint; to: Checkpoint }[] = [];
       const durableSlices: number[] = [];
       let from = start;
       for (let next = segment; next <= total; next += segment) {
@@ -147,24 +146,24 @@ export const cpuMemory: Benchmark = {
         );
         const to = checkpoint(api.done);
         checkpoints.push(to);
-        perSegment.push((to.cpuMs - from.cpuMs) / (to.done - from.done));
-        rates.push(((to.done - from.done) * 1000) / (to.at - from.at));
-        spent.cpuMs += to.cpuMs - from.cpuMs;
-        spent.userMs += to.userMs - from.userMs;
-        spent.done += to.done - from.done;
+        segments.push({ from, to });
         // The durable floor's slice, in the same minute as the segment it is compared with.
         for (let i = 0; i < durableSliceCommands; i++) floorFixture.api.enqueue(`say durable floor ${next} ${i}`);
         durableSlices.push(await durableFloor.slice(durableSliceCommands));
         context.progress(
-          `  ${api.done} delivered, RSS ${round(p.rssKb() / 1024, 1)} MB, ${round(perSegment.at(-1)!, 3)} ms per command; the durable floor beside it ${round(durableSlices.at(-1)!, 3)} ms`,
+          `  ${api.done} delivered, RSS ${round(p.rssKb() / 1024, 1)} MB, ${round((to.cpuMs - from.cpuMs) / (to.done - from.done), 3)} ms per command; the durable floor beside it ${round(durableSlices.at(-1)!, 3)} ms`,
         );
         // porter idled while the floor ran: its next segment is measured from here.
         from = checkpoint(api.done);
       }
       const end = checkpoints.at(-1)!;
+      const perSegment = segments.map(({ from, to }) => (to.cpuMs - from.cpuMs) / (to.done - from.done));
+      const rates = segments.map(({ from, to }) => ((to.done - from.done) * 1000) / (to.at - from.at));
       // Over the segments alone: porter's idle turns while the floor ran are not commands' CPU.
-      const overall = spent.cpuMs / spent.done;
-      const overallUser = spent.userMs / spent.done;
+      const sum = (of: (s: { from: Checkpoint; to: Checkpoint }) => number) => segments.reduce((total, s) => total + of(s), 0);
+      const done = sum(({ from, to }) => to.done - from.done);
+      const overall = sum(({ from, to }) => to.cpuMs - from.cpuMs) / done;
+      const overallUser = sum(({ from, to }) => to.userMs - from.userMs) / done;
       const ran = fixture.game.executed.filter((e) => !e.query).length;
       if (api.unexpectedReports > 0 || api.failed > 0 || ran !== api.claims) {
         throw new Error(
