@@ -8,7 +8,7 @@
 // collection, which in a burst always finds a thousand reads still waiting for their answers; so
 // every per-request object was put where only a full collection frees it. Without it a fleet took
 // ~15 % less CPU with webhooks and ~7 % less polling; RSS fell ~35 MB with webhooks and rose 10 to
-// 60 MB polling (inside the fleet's 250 MB); a single server is unchanged.
+// 60 MB polling (the fleet's target was 250 MB then, 200 MB now); a single server is unchanged.
 // --heap-growing-percent=50: V8 let the old generation grow to about four times what was live
 // before collecting it (an idle fleet's ~37 MB live reached ~145 MB, and the RSS peak passed
 // 200 MB); a fixed factor of 1.5 collects sooner, at a cost in CPU the benchmarks did not see.
