@@ -314,6 +314,10 @@ export const fleet: Benchmark = {
           figure('fleet.rss', `${SERVERS} servers: RSS`, 'MB', [round(rssMb, 1)], {
             target: { op: '<=', value: 200, text: '≤ 200 MB' },
           }),
+          // One sample lands wherever the collector's cycle stands; the peak is what a container's memory limit must allow.
+          figure('fleet.rssPeak', `${SERVERS} servers: peak RSS (VmHWM) from the start to the end of the idle span`, 'MB', [
+            round(idle.peakRssMb, 1),
+          ]),
           figure('fleet.burstRun', `${SERVERS} servers: one purchase each → all run`, 'ms', [burstRunMs]),
           figure('fleet.burstReported', `${SERVERS} servers: one purchase each → all reported done`, 'ms', [burstReportedMs], {
             target: { op: '<=', value: 2000, text: '≤ 2 s' },
@@ -338,6 +342,7 @@ export const fleet: Benchmark = {
           webhookIdleApiCallsPerMinutePerServer: round(pushed.callsPerServer * 60, 2),
           webhookIdleRconCommandsPerSecond: round(pushed.rconPerSecond),
           webhookRssMb: round(pushed.rssMb, 1),
+          webhookPeakRssMb: round(pushed.peakRssMb, 1),
           apiConnections: api.connections,
           // The idle span alone, before the floor ran beside it: porter's CPU with the machine to itself.
           idleSpanCpuPercent: round(idleCpuPercent, 2),
@@ -424,6 +429,8 @@ interface IdleSpan {
   readonly tooMany: number;
   readonly rconPerSecond: number;
   readonly rssMb: number;
+  /** VmHWM at the end of the span: the peak since the process started, connecting included. */
+  readonly peakRssMb: number;
   readonly harnessPercent: number;
 }
 
@@ -452,6 +459,7 @@ async function measureIdle(p: PorterProcess, api: FakeSellerApi, games: readonly
     tooMany: idleRequests.filter((r) => r.status === 429).length,
     rconPerSecond: queries / seconds,
     rssMb: p.rssKb() / 1024,
+    peakRssMb: p.peakRssKb() / 1024,
     harnessPercent: ((harness.user + harness.system) / 1000 / (seconds * 1000)) * 100,
   };
 }

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuMs, cpuTimes, rssKb } from './proc.js';
+import { cpuMs, cpuTimes, peakRssKb, rssKb } from './proc.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -53,6 +53,8 @@ export interface PorterProcess {
   cpuMs(): number;
   cpuTimes(): { user: number; system: number };
   rssKb(): number;
+  /** VmHWM: the most it held resident since its start. */
+  peakRssKb(): number;
   /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. Returns the exit code. */
   stop(graceMs?: number): Promise<number | null>;
   /** The last lines porter wrote, for error messages. */
@@ -112,6 +114,7 @@ export function startPorter(configPath: string, dir: string, options: StartOptio
     cpuMs: () => cpuMs(pid),
     cpuTimes: () => cpuTimes(pid),
     rssKb: () => rssKb(pid),
+    peakRssKb: () => peakRssKb(pid),
     tail,
     async stop(graceMs = 15_000) {
       if (!done) child.kill('SIGTERM');

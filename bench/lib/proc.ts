@@ -41,8 +41,17 @@ export function cpuTimes(pid: number): { user: number; system: number } {
 
 /** Resident set size of `pid` in kB (VmRSS of /proc/<pid>/status). */
 export function rssKb(pid: number): number {
+  return statusKb(pid, 'VmRSS');
+}
+
+/** The most `pid` has held resident since it started, in kB (VmHWM): what a memory limit must allow. */
+export function peakRssKb(pid: number): number {
+  return statusKb(pid, 'VmHWM');
+}
+
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
-  if (!match) throw new Error(`no VmRSS in /proc/${pid}/status: is this Linux and is the process alive?`);
+  const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB$`, 'm').exec(status);
+  if (!match) throw new Error(`no ${field} in /proc/${pid}/status: is this Linux and is the process alive?`);
   return Number(match[1]);
 }
