@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { messageOf } from '../src/errors.js';
 import { connectRawRcon, type RawRconClient } from './lib/raw-rcon.js';
 
 /**
@@ -106,12 +107,12 @@ async function main(): Promise<void> {
   const pull = (id: string, answered?: () => void) => {
     const req = request(
       { host: url.hostname, port: url.port, path: `/v1/seller/servers/${id}/commands/pull`, method: 'POST', agent, headers },
-      (res) => {
-        if (answered) res.once('end', answered);
-        res.resume();
-      },
+      (res) => res.resume(),
     );
     req.on('error', (error) => process.stderr.write(`fleet floor: pull: ${error.message}\n`));
+    // 'close' follows the answer's end and a failed request alike (a keep-alive socket the server
+    // closed as it was reused): on the per-server schedule that server's next pull waits on it.
+    if (answered) req.once('close', answered);
     req.end(body);
   };
   // One read in flight per connection at most, as porter's executor has: a busy one is skipped.
@@ -121,10 +122,12 @@ async function main(): Promise<void> {
     if (busy.has(index)) return;
     busy.add(index);
     const id = ++readId;
-    void games[index]!.request(id, 2, 'list', (answer) => answer === id).then(() => {
-      busy.delete(index);
-      answered?.();
-    });
+    void games[index]!.request(id, 2, 'list', (answer) => answer === id)
+      .catch((error: unknown) => process.stderr.write(`fleet floor: read: ${messageOf(error)}\n`))
+      .finally(() => {
+        busy.delete(index);
+        answered?.();
+      });
   };
 
   process.stdout.write('ready\n');

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { startRconServer, type FakeRconServer } from '../../src/sim/rcon-server.js';
-import { SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/seller-api.js';
+import { SIM_TOKEN, startSellerApi, type FakeSellerApi } from '../../src/sim/faults/seller-api.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const FLOOR = fileURLToPath(new URL('../../bench/fleet-floor.js', import.meta.url));
@@ -76,6 +76,28 @@ describe('the fleet floor (bench/fleet-floor.ts): the calls porter made, with no
       assert.equal(code, 0, floor.err());
     });
   }
+
+  test("on porter's schedule, a pull whose connection is reset does not end that server's pulls: its next one follows", async () => {
+    const [first] = ids as [string];
+    api.inject('pull', 'reset', { serverId: first });
+    const pullsFrom = api.requests.length;
+    const floor = startFloor(api, games, 'per-server');
+    try {
+      await waitFor(
+        () => {
+          const mine = api.requests.slice(pullsFrom).filter((r) => r.route === 'pull' && r.serverId === first);
+          const reset = mine.findIndex((r) => r.status === 0);
+          return reset >= 0 && mine.slice(reset + 1).some((r) => r.status === 204);
+        },
+        { what: `a pull of ${first} answered after the reset one`, timeoutMs: 30_000 },
+      );
+    } finally {
+      floor.child.kill('SIGTERM');
+      api.clearFaults();
+    }
+    const [code] = (await once(floor.child, 'exit')) as [number | null];
+    assert.equal(code, 0, floor.err());
+  });
 
   test('an unknown schedule is refused with the usage line, before any call', async () => {
     const pullsBefore = api.requests.length;
