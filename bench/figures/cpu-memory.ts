@@ -87,6 +87,12 @@ interface Checkpoint {
   readonly at: number;
 }
 
+type Segment = { readonly from: Checkpoint; readonly to: Checkpoint };
+
+function msPerCommand({ from, to }: Segment): number {
+  return (to.cpuMs - from.cpuMs) / (to.done - from.done);
+}
+
 export const cpuMemory: Benchmark = {
   name: 'cpu-memory',
   runsPorter: true,
@@ -130,9 +136,8 @@ export const cpuMemory: Benchmark = {
         // Keep a few thousand due until the segment's last, so porter never idles inside a segment.
         while (enqueued < upTo && api.queued < 3_000) api.enqueue(`say bench ${enqueued++}`);
       };
-      const checkpoints: Checkpoint[] = [start];
       // Each segment from where porter resumed to where it reached `next`: the floor's slices fall between.
-      const segments: { from: Checkpoint; to: Checkpoint }[] = [];
+      const segments: Segment[] = [];
       const durableSlices: number[] = [];
       let from = start;
       for (let next = segment; next <= total; next += segment) {
@@ -145,22 +150,22 @@ export const cpuMemory: Benchmark = {
           { timeoutMs: 300_000, intervalMs: 2, onTimeout: () => p.tail() },
         );
         const to = checkpoint(api.done);
-        checkpoints.push(to);
         segments.push({ from, to });
         // The durable floor's slice, in the same minute as the segment it is compared with.
         for (let i = 0; i < durableSliceCommands; i++) floorFixture.api.enqueue(`say durable floor ${next} ${i}`);
         durableSlices.push(await durableFloor.slice(durableSliceCommands));
         context.progress(
-          `  ${api.done} delivered, RSS ${round(p.rssKb() / 1024, 1)} MB, ${round((to.cpuMs - from.cpuMs) / (to.done - from.done), 3)} ms per command; the durable floor beside it ${round(durableSlices.at(-1)!, 3)} ms`,
+          `  ${api.done} delivered, RSS ${round(p.rssKb() / 1024, 1)} MB, ${round(msPerCommand({ from, to }), 3)} ms per command; the durable floor beside it ${round(durableSlices.at(-1)!, 3)} ms`,
         );
         // porter idled while the floor ran: its next segment is measured from here.
         from = checkpoint(api.done);
       }
+      const checkpoints = [start, ...segments.map(({ to }) => to)];
       const end = checkpoints.at(-1)!;
-      const perSegment = segments.map(({ from, to }) => (to.cpuMs - from.cpuMs) / (to.done - from.done));
+      const perSegment = segments.map(msPerCommand);
       const rates = segments.map(({ from, to }) => ((to.done - from.done) * 1000) / (to.at - from.at));
       // Over the segments alone: porter's idle turns while the floor ran are not commands' CPU.
-      const sum = (of: (s: { from: Checkpoint; to: Checkpoint }) => number) => segments.reduce((total, s) => total + of(s), 0);
+      const sum = (of: (s: Segment) => number) => segments.reduce((total, s) => total + of(s), 0);
       const done = sum(({ from, to }) => to.done - from.done);
       const overall = sum(({ from, to }) => to.cpuMs - from.cpuMs) / done;
       const overallUser = sum(({ from, to }) => to.userMs - from.userMs) / done;
